@@ -44,7 +44,7 @@ import struct
 import threading
 
 from protocol import primitives as p
-from protocol.errors import BufferUnderflow, InvalidLength, UnsupportedVersion
+from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, UnsupportedVersion
 from protocol.schema import NEW, Array, Field, Message, Struct, in_versions
 
 _FIXED = {"bool": "?", "int8": "b", "int16": "h", "uint16": "H", "int32": "i", "int64": "q", "float64": "d"}
@@ -70,9 +70,37 @@ def _helpers() -> dict:
         "write_bytes": p.write_bytes,
         "write_array_count": p.write_array_count,
         "INT8": p.INT8,
+        "INT16": p.INT16,
+        "INT32": p.INT32,
+        "Struct": struct.Struct,
         "new": object.__new__,
         "NullNotAllowed": NullNotAllowed,
+        "null_length": _null_length,
+        "too_many": _too_many,
+        "underflow": _underflow,
+        **{f"ARRAY_{code}": structs for code, structs in _ARRAY_STRUCTS.items()},
     }
+
+
+# Prebuilt struct.Struct objects for arrays of up to SMALL_ARRAY fixed-width integers:
+# building the format string and looking it up in struct's cache costs twice the unpack.
+SMALL_ARRAY = 64
+_ARRAY_STRUCTS = {code: tuple(struct.Struct(f">{k}{code}") for k in range(SMALL_ARRAY))
+                  for code in set(_FIXED.values())}
+
+
+def _null_length(n: int, nullable: bool):
+    if n == -1 and nullable:
+        return None
+    raise InvalidLength(f"length {n} where null is not allowed")
+
+
+def _too_many(buf, pos: int, n: int):
+    raise InvalidLength(f"array count {n} exceeds the {len(buf) - pos} bytes left")
+
+
+def _underflow(buf, pos: int, n: int):
+    raise BufferUnderflow(f"a {n}-byte value needs {pos + n - len(buf)} more bytes")
 
 
 class NullNotAllowed(ValueError):
@@ -107,8 +135,10 @@ def decode_from(cls: type[Message], data, version: int, position: int = 0):
     decoder = _functions(cls, version)[0]
     try:
         return decoder(buf, position)
-    except struct.error:
-        raise BufferUnderflow(f"{cls.schema_name} v{version}: input ends inside a fixed-width field") from None
+    except (struct.error, IndexError):
+        raise BufferUnderflow(f"{cls.schema_name} v{version}: input ends inside a field") from None
+    except UnicodeDecodeError as e:
+        raise InvalidString(f"{cls.schema_name} v{version}: string is not valid UTF-8: {e.reason}") from None
     except (OverflowError, MemoryError):
         raise InvalidLength(f"{cls.schema_name} v{version}: a length does not fit the input") from None
 
@@ -243,26 +273,22 @@ class _Compiler:
         compact = self.compact(field)
         nullable = self.nullable(field)
         if isinstance(t, Array):
-            lines = [f"{ind}n, pos = read_array_count({buf}, pos, {compact}, {nullable})"]
+            lines = self.read_length(buf, ind, compact, 4) + [
+                f"{ind}if n < 0:",
+                f"{ind}    {target} = null_length(n, {nullable})",
+                f"{ind}else:",
+                f"{ind}    if n > len({buf}) - pos:",
+                f"{ind}        too_many({buf}, pos, n)",
+            ]
             element = t.element
             if isinstance(element, str) and element in _FIXED:
                 code = _FIXED[element]
-                size = _SIZES[code]
-                lines += [
-                    f"{ind}if n < 0:",
-                    f"{ind}    {target} = None",
-                    f"{ind}else:",
-                    f"{ind}    {target} = list(unpack_from('>%d{code}' % n, {buf}, pos))",
-                    f"{ind}    pos += {size} * n",
+                return lines + [
+                    f"{ind}    st = ARRAY_{code}[n] if n < {SMALL_ARRAY} else Struct('>%d{code}' % n)",
+                    f"{ind}    {target} = list(st.unpack_from({buf}, pos))",
+                    f"{ind}    pos += {_SIZES[code]} * n",
                 ]
-                return lines
-            lines += [
-                f"{ind}if n < 0:",
-                f"{ind}    {target} = None",
-                f"{ind}else:",
-                f"{ind}    items = []",
-                f"{ind}    for _ in range(n):",
-            ]
+            lines += [f"{ind}    items = []", f"{ind}    for _ in range(n):"]
             item_field = Field("item", element, field.versions, flexible_versions=field.flexible_versions)
             lines += self.decode_value(item_field, buf, "item", ind + "        ")
             lines += [f"{ind}        items.append(item)", f"{ind}    {target} = items"]
@@ -283,7 +309,16 @@ class _Compiler:
             st = self.constant("S", struct.Struct(">" + _FIXED[t]))
             return [f"{ind}{target}, = {st}.unpack_from({buf}, pos)", f"{ind}pos += {_SIZES[_FIXED[t]]}"]
         if t == "string":
-            return [f"{ind}{target}, pos = read_string({buf}, pos, {compact}, {nullable})"]
+            return self.read_length(buf, ind, compact, 2) + [
+                f"{ind}if n < 0:",
+                f"{ind}    {target} = null_length(n, {nullable})",
+                f"{ind}else:",
+                f"{ind}    string_end = pos + n",
+                f"{ind}    if string_end > len({buf}):",
+                f"{ind}        underflow({buf}, pos, n)",
+                f"{ind}    {target} = str({buf}[pos:string_end], 'utf-8')",
+                f"{ind}    pos = string_end",
+            ]
         if t == "bytes":
             return [
                 f"{ind}v, pos = read_bytes({buf}, pos, {compact}, {nullable})",
@@ -295,8 +330,19 @@ class _Compiler:
             return [f"{ind}{target}, pos = read_uuid({buf}, pos)"]
         raise TypeError(f"no decoder for field type {t!r}")
 
+    def read_length(self, buf: str, ind: str, compact: bool, width: int) -> list[str]:
+        """Lines that read a length or count into `n` (-1 = null) and advance `pos`."""
+        if compact:  # unsigned varint of length + 1; one byte in the common case
+            return [f"{ind}n = {buf}[pos]", f"{ind}if n < 0x80:", f"{ind}    pos += 1", f"{ind}else:",
+                    f"{ind}    n, pos = read_uvarint({buf}, pos)", f"{ind}n -= 1"]
+        st = "INT16" if width == 2 else "INT32"
+        return [f"{ind}n, = {st}.unpack_from({buf}, pos)", f"{ind}pos += {width}"]
+
     def decode_tagged_section(self, tagged: list[Field]) -> list[str]:
+        # Nearly every section is empty: the single byte 0.
         lines = [
+            "    if buf[pos] == 0:",
+            "        return o, pos + 1",
             "    count, pos = read_uvarint(buf, pos)",
             "    check_count(buf, pos, count)",
             "    for _ in range(count):",
@@ -360,7 +406,12 @@ class _Compiler:
             element = t.element
             lines.append(f"{ind}write_array_count({out}, None if v is None else len(v), {compact})")
             if isinstance(element, str) and element in _FIXED:
-                lines += [f"{ind}if v:", f"{ind}    {out} += pack('>%d{_FIXED[element]}' % len(v), *v)"]
+                code = _FIXED[element]
+                lines += [
+                    f"{ind}if v:",
+                    f"{ind}    st = ARRAY_{code}[len(v)] if len(v) < {SMALL_ARRAY} else Struct('>%d{code}' % len(v))",
+                    f"{ind}    {out} += st.pack(*v)",
+                ]
                 return lines
             item_field = Field("item", element, field.versions, flexible_versions=field.flexible_versions)
             lines += [f"{ind}if v:", f"{ind}    for item in v:"]

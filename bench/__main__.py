@@ -1,0 +1,64 @@
+"""Run the benchmarks: `python -m bench [NAME ...]`.
+
+Every module in this package whose name ends in `_bench` is a benchmark: it defines
+`run() -> list[str]`, and this runner prints the lines it returns under a heading.
+Modules are discovered, not listed, so a new `bench/foo_bench.py` joins in by itself.
+
+With no arguments every benchmark runs, in name order. Arguments choose a subset, and
+either form of a name works: `python -m bench protocol crc32c` or
+`python -m bench protocol_bench`. The exit status is 1 if a benchmark raised or a
+requested one does not exist (the others still run).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+import traceback
+
+import bench
+
+SUFFIX = "_bench"
+
+
+def discover() -> list[str]:
+    """Names of the benchmark modules in this package, sorted."""
+    return sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.endswith(SUFFIX))
+
+
+def _normalise(name: str) -> str:
+    name = name.removesuffix(".py").rsplit("/", 1)[-1].removeprefix("bench.")
+    return name if name.endswith(SUFFIX) else name + SUFFIX
+
+
+def main(argv: list[str]) -> int:
+    available = discover()
+    wanted = [_normalise(a) for a in argv] if argv else available
+    status = 0
+    for name in wanted:
+        print(f"# {name}", flush=True)
+        if name not in available:
+            print(f"  (no module bench/{name}.py; available: {', '.join(available) or 'none'})")
+            status = 1
+            continue
+        started = time.perf_counter()
+        try:
+            module = importlib.import_module(f"bench.{name}")
+            run = getattr(module, "run", None)
+            if run is None:
+                print(f"  (bench/{name}.py defines no run())")
+                status = 1
+                continue
+            for line in run():
+                print(line, flush=True)
+        except Exception:  # a broken benchmark must not hide the others
+            traceback.print_exc()
+            status = 1
+        print(f"# {name}: {time.perf_counter() - started:.1f} s", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
