@@ -446,7 +446,9 @@ class _Compiler:
         for f in sorted(tagged, key=lambda f: f.tag):
             value = f"o.{f.name}"
             if f.default is NEW:
-                differs = value if isinstance(f.type, Array) else f"{value} != {self.default_expr(f)}"
+                # the default is an empty array: null and non-empty both differ from it
+                differs = (f"{value} is None or len({value}) > 0" if isinstance(f.type, Array)
+                           else f"{value} != {self.default_expr(f)}")
             elif f.default is None:
                 differs = f"{value} is not None"
             else:

@@ -1,0 +1,5 @@
+import sys
+
+from pylog.cli import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""The `pylog` command.
+
+    pylog serve [--host H] [--port P] [--data-dir DIR] [--config server.properties] [--override k=v ...]
+    pylog dump-log PATH... [--print-data-log] [--deep-iteration] [--index-sanity-check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "dump-log":
+        from storage import dump_log
+        return dump_log.main(argv[1:])
+    parser = argparse.ArgumentParser(prog="pylog", description="A Kafka-compatible log broker.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run a broker")
+    serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 9092; 0 = any free port)")
+    serve.add_argument("--data-dir", default=None, help="log directory (default ./pylog-data)")
+    serve.add_argument("--config", default=None, help="a Kafka server.properties file")
+    serve.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                       help="set a broker config (repeatable)")
+    commands.add_parser("dump-log", help="print .log/.index/.timeindex files like kafka-dump-log.sh")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        return serve_command(args)
+    return 2
+
+
+def serve_command(args) -> int:
+    from pylog.broker import Broker
+    from pylog.config import BrokerConfig
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides = list(args.override)
+    if args.data_dir is not None:
+        overrides.append(f"log.dirs={args.data_dir}")
+    if args.config:
+        config = BrokerConfig.from_file(args.config, overrides)
+    else:
+        config = BrokerConfig.from_properties(None, overrides)
+    started = time.perf_counter()
+
+    async def run() -> None:
+        try:
+            import uvloop  # noqa: F401  (the loop policy is set below)
+        except ImportError:
+            pass
+        broker = Broker(config)
+        await broker.start(args.host, args.port)
+        print(f"pylog ready on {broker.host}:{broker.port} in {(time.perf_counter() - started) * 1000:.0f} ms",
+              flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await broker.stop()
+
+    try:
+        import uvloop
+        uvloop.run(run())
+    except ImportError:
+        asyncio.run(run())
+    return 0
