@@ -1,0 +1,76 @@
+"""The `pylog` command: `serve` starts and answers on a real socket; `dump-log` reaches storage's tool."""
+
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from protocol import headers
+from protocol.messages import ApiVersionsRequest, RequestHeader
+from protocol.records import build_batch, stamp_base_offset
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run_pylog(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "pylog", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, **kwargs)
+
+
+def test_dump_log_from_console_script(tmp_path):
+    segment = bytearray()
+    for base_offset in (0, 2):
+        batch = bytearray(build_batch([(b"k", b"v1"), (b"k", b"v2")], timestamp_ms=1_700_000_000_000))
+        stamp_base_offset(batch, 0, base_offset)
+        segment += batch
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(segment)
+    result = run_pylog("dump-log", "--print-data-log", str(path))
+    assert result.returncode == 0, result.stderr
+    batch_lines = [line for line in result.stdout.splitlines() if line.startswith("baseOffset:")]
+    assert [re.search(r"baseOffset: (\d+) lastOffset: (\d+)", line).groups() for line in batch_lines] == [
+        ("0", "1"), ("2", "3")]
+    assert result.stdout.count("payload: v2") == 2
+
+
+def test_serve_prints_ready_line_and_answers_api_versions(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        match = re.match(r"pylog ready on ([\d.]+):(\d+)", line)
+        assert match, line
+        host, port = match.group(1), int(match.group(2))
+        with socket.create_connection((host, port), timeout=10) as sock:
+            header = RequestHeader(request_api_key=18, request_api_version=3, correlation_id=42, client_id="t")
+            payload = headers.encode_request(header, ApiVersionsRequest(client_software_name="t",
+                                                                        client_software_version="1"))
+            sock.sendall(struct.pack(">i", len(payload)) + payload)
+            size, = struct.unpack(">i", _read_exactly(sock, 4))
+            response_header, body = headers.decode_response(18, 3, _read_exactly(sock, size))
+        assert response_header.correlation_id == 42
+        assert body.error_code == 0
+        assert any(api.api_key == 18 for api in body.api_keys)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _read_exactly(sock, size):
+    data = b""
+    deadline = time.monotonic() + 10
+    while len(data) < size and time.monotonic() < deadline:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    assert len(data) == size
+    return data
