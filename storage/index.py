@@ -1,0 +1,276 @@
+"""IndexFile: a file of fixed-width entries, memory-mapped, searched by bisection.
+
+The common part of Kafka's two per-segment indexes (Kafka's `AbstractIndex`):
+
+    offset index (.index)       entry = int32 relative offset | int32 position        (8 bytes)
+    time index   (.timeindex)   entry = int64 timestamp | int32 relative offset       (12 bytes)
+
+Big-endian, no header, no checksum: entry n sits at byte n * entry size. Offsets are stored
+relative to the segment's base offset so that they fit 4 bytes; a segment rolls before an
+offset would not fit.
+
+Invariants:
+- entries are sorted by their key, ascending (each subclass says which key);
+- `entries` entries are valid; the file may be longer (preallocated) and the bytes after
+  the valid entries are zero.
+
+Lifecycle. A new index file is created at `segment.index.bytes` rounded down to a whole
+number of entries, all zeros (Kafka preallocates so that appends never grow the file).
+`entries` counts the valid ones. When the segment stops being active (roll) or is closed,
+the file is trimmed to exactly `entries * entry size`; an index opened later trusts that
+length. Loading a log preallocates the active segment's indexes again.
+
+Crash behaviour. Entries are written through the shared memory map, so they survive a
+process crash (the kernel owns the pages) but not a machine crash unless flushed. A file
+left preallocated by a crash has a tail of zero entries. On open, a file whose last slot
+is all zero is searched (by bisection) for the first zero slot, and `entries` stops
+there. (The first entry of an offset index is never zero: no entry is written for the
+first batch of a segment. A time index whose first entry is timestamp 0 at the base
+offset is read as empty; that costs only a hint.) An index file is never trusted beyond
+that: a segment that is recovered rebuilds both indexes from the log.
+
+Search. `largest_lower_bound_slot` is a binary search with Kafka's "warm section": lookups
+from in-sync consumers and followers target the end of the index, so the search first
+checks whether the target lies within the last 8 KiB of entries and, if so, bisects only
+there. The pages touched are then always the same few, which stay in the page cache.
+
+Concurrency: not thread-safe; the broker serializes access per partition.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+from typing import Callable, ClassVar
+
+from storage.errors import SegmentOffsetOverflow
+
+RELATIVE_OFFSET_MAX = 2**31 - 1
+
+# Kafka's warm section: the last 8 KiB of entries (see the module docstring).
+WARM_SECTION_BYTES = 8192
+
+
+class IndexFile:
+    """A memory-mapped file of fixed-width sorted entries. Subclasses give the layout.
+
+    Not thread-safe: the broker serializes access per partition.
+    """
+
+    ENTRY_SIZE: ClassVar[int]
+
+    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
+        self.path = Path(path)
+        self.base_offset = base_offset
+        self.max_index_size_bytes = max_index_size_bytes
+        self.writable = writable
+        self._mmap: mmap.mmap | None = None
+        newly_created = False
+        if writable:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                newly_created = True
+            except FileExistsError:
+                fd = os.open(self.path, os.O_RDWR)
+        else:
+            fd = os.open(self.path, os.O_RDONLY)
+        try:
+            if newly_created:
+                if max_index_size_bytes < self.ENTRY_SIZE:
+                    raise ValueError(f"invalid max index size: {max_index_size_bytes} bytes")
+                os.ftruncate(fd, self._round_down(max_index_size_bytes))
+            self._length = os.fstat(fd).st_size
+            self._map_fd(fd)
+        finally:
+            os.close(fd)
+        self._max_entries = self._length // self.ENTRY_SIZE
+        self._entries = 0 if newly_created else self._count_valid_entries(self._max_entries)
+
+    # -- sizes --
+
+    @property
+    def entries(self) -> int:
+        """The number of valid entries."""
+        return self._entries
+
+    @property
+    def max_entries(self) -> int:
+        """The number of entries the file has room for at its current length."""
+        return self._max_entries
+
+    @property
+    def length_bytes(self) -> int:
+        """The file's length, preallocated space included."""
+        return self._length
+
+    @property
+    def size_bytes(self) -> int:
+        """The bytes used by valid entries."""
+        return self._entries * self.ENTRY_SIZE
+
+    def is_full(self) -> bool:
+        return self._entries >= self._max_entries
+
+    # -- offsets --
+
+    def can_append_offset(self, offset: int) -> bool:
+        """True when `offset` fits an int32 relative to the base offset."""
+        return 0 <= offset - self.base_offset <= RELATIVE_OFFSET_MAX
+
+    def relative_offset(self, offset: int) -> int:
+        relative = offset - self.base_offset
+        if not 0 <= relative <= RELATIVE_OFFSET_MAX:
+            raise SegmentOffsetOverflow(self.base_offset, offset)
+        return relative
+
+    # -- file management --
+
+    def resize(self, new_size_bytes: int) -> bool:
+        """Set the file length (rounded down to whole entries); True if it changed.
+
+        Used to trim to the valid entries (roll, close) and to preallocate again (load,
+        truncation back into an old segment).
+        """
+        rounded = self._round_down(new_size_bytes)
+        if rounded < self.size_bytes:
+            raise ValueError(f"cannot resize {self.path} below its {self._entries} valid entries")
+        if rounded == self._length:
+            return False
+        self._unmap()
+        fd = os.open(self.path, os.O_RDWR)
+        try:
+            os.ftruncate(fd, rounded)
+            self._length = rounded
+            self._map_fd(fd)
+        finally:
+            os.close(fd)
+        self._max_entries = rounded // self.ENTRY_SIZE
+        return True
+
+    def trim_to_valid_size(self) -> None:
+        """Cut the file to exactly its valid entries (drops the preallocated zeros)."""
+        self.resize(self.size_bytes)
+
+    def reset(self) -> None:
+        """Remove every entry and preallocate the file to its maximum size again."""
+        self._truncate_to_entries(0)
+        self.resize(self.max_index_size_bytes)
+
+    def flush(self) -> None:
+        """Make the entries and the file's length durable (msync, then fsync)."""
+        if self._mmap is not None:
+            self._mmap.flush()
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        """Trim to the valid entries and unmap."""
+        if self.writable:
+            self.trim_to_valid_size()
+        self._unmap()
+
+    def close_handler(self) -> None:
+        """Unmap without trimming (used when a crash is simulated or the disk failed)."""
+        self._unmap()
+
+    def delete_if_exists(self) -> bool:
+        self._unmap()
+        try:
+            os.unlink(self.path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def rename_to(self, path: Path) -> None:
+        """Rename the file (e.g. to add `.deleted`); the mapping stays valid."""
+        os.replace(self.path, path)
+        self.path = Path(path)
+
+    # -- entries --
+
+    def _slot_bytes(self, slot: int) -> bytes:
+        assert self._mmap is not None
+        start = slot * self.ENTRY_SIZE
+        return self._mmap[start : start + self.ENTRY_SIZE]
+
+    def _write_slot(self, slot: int, data: bytes) -> None:
+        if self._mmap is None or slot >= self._max_entries:
+            raise ValueError(f"attempt to append to a full index {self.path} ({self._entries} entries)")
+        start = slot * self.ENTRY_SIZE
+        self._mmap[start : start + self.ENTRY_SIZE] = data
+        self._entries = slot + 1
+
+    def _truncate_to_entries(self, entries: int) -> None:
+        """Forget the entries from `entries` on (zeroing them, so the file keeps its
+        invariant of zeros after the valid entries)."""
+        if entries < self._entries and self._mmap is not None:
+            start, end = entries * self.ENTRY_SIZE, self._entries * self.ENTRY_SIZE
+            self._mmap[start:end] = bytes(end - start)
+        self._entries = entries
+
+    def _largest_lower_bound_slot(self, target: int, key: Callable[[int], int]) -> int:
+        """The slot of the largest entry whose key is <= target, or -1 if there is none."""
+        entries = self._entries
+        if entries == 0:
+            return -1
+        first_hot = max(0, entries - 1 - WARM_SECTION_BYTES // self.ENTRY_SIZE)
+        if key(first_hot) < target:
+            return self._binary_search(target, key, first_hot, entries - 1)
+        if key(0) > target:
+            return -1
+        return self._binary_search(target, key, 0, first_hot)
+
+    @staticmethod
+    def _binary_search(target: int, key: Callable[[int], int], lo: int, hi: int) -> int:
+        # Invariant: key(lo) <= target; the answer lies in [lo, hi].
+        while lo < hi:
+            mid = (lo + hi + 1) >> 1
+            found = key(mid)
+            if found > target:
+                hi = mid - 1
+            elif found < target:
+                lo = mid
+            else:
+                return mid
+        return lo
+
+    # -- internals --
+
+    def _round_down(self, size_bytes: int) -> int:
+        return max(0, size_bytes) // self.ENTRY_SIZE * self.ENTRY_SIZE
+
+    def _map_fd(self, fd: int) -> None:
+        if self._length == 0:
+            self._mmap = None  # mmap cannot map an empty file
+        elif self.writable:
+            self._mmap = mmap.mmap(fd, self._length, access=mmap.ACCESS_WRITE)
+        else:
+            self._mmap = mmap.mmap(fd, self._length, access=mmap.ACCESS_READ)
+
+    def _unmap(self) -> None:
+        if self._mmap is not None:
+            self._mmap.close()
+            self._mmap = None
+
+    def _count_valid_entries(self, slots: int) -> int:
+        """Entries before the zero tail a crash leaves in a preallocated file."""
+        zero = bytes(self.ENTRY_SIZE)
+        if slots == 0 or self._slot_bytes(slots - 1) != zero:
+            return slots
+        if self._slot_bytes(0) == zero:
+            return 0
+        lo, hi = 1, slots - 1  # slot 0 is an entry, slot hi is zero
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._slot_bytes(mid) == zero:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.path.name}, entries={self._entries}/{self._max_entries})"

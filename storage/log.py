@@ -1,0 +1,639 @@
+"""Log: the log of one partition, a directory of segments.
+
+    <topic>-<partition>/
+        00000000000000000000.log  .index  .timeindex     segment [0, 1234)
+        00000000000000001234.log  .index  .timeindex     segment [1234, 2001)
+        00000000000000002001.log  .index  .timeindex     active segment [2001, log end)
+
+Three offsets describe a log:
+
+    log_start_offset   first offset a reader may fetch; at or after the first segment's
+                       base offset (DeleteRecords and retention move it forward)
+    recovery_point     everything below it has been fsynced; after a crash only the
+                       segments from the one holding it onwards are re-validated
+    log_end_offset     the offset the next appended record gets
+
+Invariants: first segment's base offset <= log_start_offset <= log_end_offset;
+recovery_point <= log_end_offset; base offsets strictly increase from segment to
+segment, and every offset in a segment lies below the next segment's base offset.
+
+Theory of operation
+-------------------
+Append. The batches arrive as the producer sent them. Each one is validated first
+(magic 2, lengths, CRC-32C, `max.message.bytes`): if any fails, the append raises and
+nothing is written. Then offsets are assigned by writing each batch's base offset in
+place (8 bytes, outside the CRC), plus the leader epoch when given and the broker's
+time when the topic uses LogAppendTime. The active segment rolls first if the append
+would not fit it (`segment.bytes`), if it is old enough (`segment.ms` minus jitter), if
+an index is full, or if the last offset would overflow its relative int32. Then all the
+bytes go to the end of the active segment in one write, and index entries are added
+every `index.interval.bytes`.
+
+Read. Floor the segment holding the fetch offset (bisection over base offsets), find
+the batch in it (index + short scan), and return the byte range from that batch on,
+up to `max_bytes`, as a FetchResult (path, fd, position, size): the broker sends it
+with sendfile or one pread. Nothing is decoded.
+
+Flush policy (Kafka's). By default the OS writes pages back when it likes; the log
+fsyncs a segment when it rolls (which moves the recovery point to the new segment) and
+everything on close. `flush.messages` and `flush.ms` add fsyncs after that many
+unflushed records or that much time (`maybe_flush(now_ms)`, called by the broker's
+housekeeping).
+
+Deletion. Segments removed by truncation or by moving the log start offset are renamed
+`*.deleted` at once and their files removed `file.delete.delay.ms` later
+(`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
+file descriptor. A crash in between leaves `.deleted` files, which the next load removes.
+
+Concurrency: not thread-safe; the broker serializes access per partition (every call,
+reads included). Time enters as `now_ms` arguments; the log never reads the clock.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+from protocol.errors import CorruptRecord, ProtocolError
+from protocol.records import (
+    BatchHeader,
+    stamp_base_offset,
+    stamp_log_append_time,
+    stamp_partition_leader_epoch,
+    validate_batch,
+)
+from storage import files
+from storage.checkpoint import fsync_dir
+from storage.config import LONG_MAX, LogConfig
+from storage.errors import (
+    CorruptBatch,
+    InvalidBatch,
+    OffsetOutOfRange,
+    RecordBatchTooLarge,
+    RecordTooLarge,
+    StorageError,
+    UnexpectedAppendOffset,
+)
+from storage.recovery import RecoveryReport, load_log
+from storage.segment import FetchResult, LogSegment
+from storage.time_index import NO_TIMESTAMP, TimestampOffset
+
+__all__ = ["AppendInfo", "FetchResult", "Log"]
+
+
+class AppendInfo(NamedTuple):
+    """What one `Log.append` wrote.
+
+    `position` is the byte position in segment `segment_base_offset` where the first
+    batch starts. `log_append_time_ms` is the broker time stamped into the batches, or -1
+    when the topic uses CreateTime. (A NamedTuple rather than a frozen dataclass: just as
+    immutable, and four times cheaper to build once per produced batch.)
+    """
+
+    first_offset: int
+    last_offset: int
+    max_timestamp_ms: int
+    offset_of_max_timestamp: int
+    log_append_time_ms: int
+    log_start_offset: int
+    log_end_offset: int
+    segment_base_offset: int
+    position: int
+    size_bytes: int
+    batch_count: int
+    record_count: int
+
+
+class Log:
+    """The segmented log of one partition (see the module docstring).
+
+    Open with `Log.open(dir, config, now_ms=...)`. Not thread-safe: the broker serializes
+    access per partition.
+    """
+
+    def __init__(
+        self,
+        dir: Path,
+        config: LogConfig,
+        segments,
+        *,
+        log_start_offset: int,
+        log_end_offset: int,
+        recovery_point: int,
+        now_ms: int,
+        rng: random.Random,
+        recovery_report: RecoveryReport | None = None,
+    ):
+        """Use `Log.open`; this wraps segments that are already loaded."""
+        self.dir = Path(dir)
+        self.config = config
+        self._segments = segments  # SortedDict: base offset -> LogSegment
+        self._log_start_offset = log_start_offset
+        self._log_end_offset = log_end_offset
+        self._recovery_point = recovery_point
+        self._rng = rng
+        self._last_now_ms = now_ms
+        self._last_flush_ms = now_ms
+        self._pending_deletes: list[tuple[int, LogSegment]] = []
+        self._closed = False
+        self.recovery_report = recovery_report
+
+    @classmethod
+    def open(
+        cls,
+        dir: Path,
+        config: LogConfig | None = None,
+        *,
+        now_ms: int,
+        log_start_offset: int = 0,
+        recovery_point: int = 0,
+        had_clean_shutdown: bool = False,
+        rng: random.Random | None = None,
+    ) -> Log:
+        """Open (creating if needed) the log in `dir`.
+
+        `log_start_offset` and `recovery_point` come from the data directory's checkpoint
+        files (0 when absent). With `had_clean_shutdown`, segments are trusted and no
+        segment data is read beyond the tail of the active segment; without it, every
+        segment from the recovery point on is validated (see storage/recovery.py).
+        """
+        config = config or LogConfig()
+        rng = rng or random.Random()
+        dir = Path(dir)
+        dir.mkdir(parents=True, exist_ok=True)
+        loaded = load_log(
+            dir,
+            config,
+            now_ms=now_ms,
+            log_start_offset=log_start_offset,
+            recovery_point=recovery_point,
+            had_clean_shutdown=had_clean_shutdown,
+            rng=rng,
+        )
+        return cls(
+            dir,
+            config,
+            loaded.segments,
+            log_start_offset=loaded.log_start_offset,
+            log_end_offset=loaded.log_end_offset,
+            recovery_point=loaded.recovery_point,
+            now_ms=now_ms,
+            rng=rng,
+            recovery_report=loaded.report,
+        )
+
+    # -- state --
+
+    @property
+    def name(self) -> str:
+        return self.dir.name
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._log_end_offset
+
+    @property
+    def recovery_point(self) -> int:
+        return self._recovery_point
+
+    @property
+    def unflushed_messages(self) -> int:
+        """Offsets appended since the last flush (log end offset - recovery point)."""
+        return self._log_end_offset - self._recovery_point
+
+    @property
+    def last_flush_ms(self) -> int:
+        return self._last_flush_ms
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments.peekitem(-1)[1]
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        """The segments, oldest first (a copy of the list)."""
+        return list(self._segments.values())
+
+    @property
+    def num_segments(self) -> int:
+        return len(self._segments)
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(segment.size_bytes for segment in self._segments.values())
+
+    def floor_segment(self, offset: int) -> LogSegment | None:
+        """The segment with the largest base offset <= `offset`."""
+        index = self._segments.bisect_right(offset) - 1
+        return self._segments.peekitem(index)[1] if index >= 0 else None
+
+    def higher_segment(self, offset: int) -> LogSegment | None:
+        """The segment with the smallest base offset > `offset`."""
+        index = self._segments.bisect_right(offset)
+        return self._segments.peekitem(index)[1] if index < len(self._segments) else None
+
+    def update_config(self, config: LogConfig) -> None:
+        """Use a new config from now on (segments already open keep their index settings)."""
+        self.config = config
+
+    # -- append --
+
+    def append(
+        self,
+        records,
+        *,
+        now_ms: int,
+        leader_epoch: int | None = None,
+        assign_offsets: bool = True,
+    ) -> AppendInfo:
+        """Append one or more whole batches; return where they went.
+
+        `records` is the bytes of a Produce request's records field (bytes, bytearray or
+        memoryview). With `assign_offsets` (a leader appending) each batch's base offset
+        is set to the next offset, in place: a writable buffer is stamped where it is,
+        a read-only one is copied once first. Without it (a follower appending what it
+        fetched) the batches keep their offsets, which must not go below the log end
+        offset. `leader_epoch` is stamped into every batch when given.
+
+        Raises, before anything is written: InvalidBatch / CorruptBatch (format, CRC),
+        RecordTooLarge (a batch over max.message.bytes), RecordBatchTooLarge (the whole
+        append over segment.bytes), UnexpectedAppendOffset (follower offsets going back).
+        """
+        if self._closed:
+            raise StorageError(f"log {self.name} is closed")
+        self._last_now_ms = now_ms
+        if self._pending_deletes and now_ms >= self._pending_deletes[0][0]:
+            self.delete_expired_files(now_ms)
+        view = records if type(records) is memoryview else memoryview(records)
+        if view.format != "B" or view.ndim != 1:
+            view = view.cast("B")
+        headers = self._validate(view, check_offsets=not assign_offsets)
+        log_end_offset = self._log_end_offset
+        if not headers:
+            active = self.active_segment
+            return AppendInfo(
+                log_end_offset, log_end_offset - 1, NO_TIMESTAMP, -1, -1, self._log_start_offset,
+                log_end_offset, active.base_offset, active.size_bytes, 0, 0, 0,
+            )
+        size_bytes = view.nbytes
+        if size_bytes > self.config.segment_bytes:
+            raise RecordBatchTooLarge(size_bytes, self.config.segment_bytes)
+
+        # Every batch is valid: assign offsets (stamping them in place), collect what the
+        # indexes need per batch as (last offset, max timestamp, size).
+        log_append_time = assign_offsets and self.config.log_append_time
+        if (assign_offsets or leader_epoch is not None) and view.readonly:
+            view = memoryview(bytearray(view))
+        first_offset = log_end_offset if assign_offsets else headers[0][1].base_offset
+        next_offset = first_offset
+        batches: list[tuple[int, int, int]] = []
+        max_timestamp_ms, offset_of_max_timestamp, record_count = NO_TIMESTAMP, -1, 0
+        for position, header in headers:
+            if assign_offsets:
+                stamp_base_offset(view, position, next_offset)
+                last_offset = next_offset + header.last_offset_delta
+            else:
+                last_offset = header.last_offset
+            if leader_epoch is not None:
+                stamp_partition_leader_epoch(view, position, leader_epoch)
+            if log_append_time:
+                stamp_log_append_time(view, position, now_ms)
+                batch_max_timestamp = now_ms
+            else:
+                batch_max_timestamp = header.max_timestamp
+            if batch_max_timestamp > max_timestamp_ms:
+                max_timestamp_ms, offset_of_max_timestamp = batch_max_timestamp, last_offset
+            batches.append((last_offset, batch_max_timestamp, header.size_bytes))
+            record_count += header.records_count
+            next_offset = last_offset + 1
+
+        segment = self._maybe_roll(size_bytes, max_timestamp_ms, first_offset, next_offset - 1, now_ms)
+        position = segment.append(view, batches)
+        self._log_end_offset = next_offset
+        if next_offset - self._recovery_point >= self.config.flush_messages:
+            self.flush(now_ms=now_ms)
+        return AppendInfo(
+            first_offset, next_offset - 1, max_timestamp_ms, offset_of_max_timestamp,
+            now_ms if log_append_time else -1, self._log_start_offset, next_offset,
+            segment.base_offset, position, size_bytes, len(batches), record_count,
+        )
+
+    def _validate(self, view: memoryview, *, check_offsets: bool) -> list[tuple[int, BatchHeader]]:
+        """(position, header) of every batch, all checked; raises before anything is written."""
+        headers: list[tuple[int, BatchHeader]] = []
+        position, end = 0, view.nbytes
+        max_message_bytes = self.config.max_message_bytes
+        expected_offset = self._log_end_offset
+        while position < end:
+            try:
+                header = validate_batch(view, position)
+            except CorruptRecord as exc:
+                raise CorruptBatch(str(exc), position) from exc
+            except ProtocolError as exc:
+                raise InvalidBatch(str(exc), position) from exc
+            if header.size_bytes > max_message_bytes:
+                raise RecordTooLarge(header.size_bytes, max_message_bytes)
+            if check_offsets:
+                # A follower appends batches with the leader's offsets: they must go forward.
+                if header.base_offset < expected_offset:
+                    raise UnexpectedAppendOffset(
+                        f"batch with offsets [{header.base_offset}, {header.last_offset}] appended "
+                        f"below the expected offset {expected_offset} (log end offset "
+                        f"{self._log_end_offset})",
+                        header.base_offset, header.last_offset,
+                    )
+                expected_offset = header.next_offset
+            headers.append((position, header))
+            position += header.size_bytes
+        return headers
+
+    def _maybe_roll(
+        self, size_bytes: int, max_timestamp_ms: int, first_offset: int, last_offset: int, now_ms: int
+    ) -> LogSegment:
+        segment = self.active_segment
+        if segment.should_roll(
+            max_segment_bytes=self.config.segment_bytes,
+            max_segment_ms=self.config.max_segment_ms,
+            messages_size_bytes=size_bytes,
+            max_timestamp_ms=max_timestamp_ms,
+            max_offset=last_offset,
+            now_ms=now_ms,
+        ):
+            return self.roll(now_ms=now_ms, expected_next_offset=first_offset)
+        return segment
+
+    def roll(self, *, now_ms: int | None = None, expected_next_offset: int | None = None) -> LogSegment:
+        """Close the active segment for appends and start a new one; return it.
+
+        The new base offset is max(expected_next_offset, log end offset). The old active
+        segment gets its final time-index entry and trimmed indexes, and is fsynced:
+        the recovery point moves up to the new segment.
+        """
+        self._check_open()
+        now_ms = self._now(now_ms)
+        new_offset = max(expected_next_offset or 0, self._log_end_offset)
+        active = self.active_segment
+        if new_offset in self._segments:
+            if active.base_offset == new_offset and active.size_bytes == 0:
+                # Rolling onto an empty active segment with the same base: start it afresh.
+                self._segments.pop(new_offset)
+                active.delete()
+            else:
+                raise StorageError(f"cannot roll {self.name} to offset {new_offset}: a segment with that base exists")
+        elif new_offset < active.base_offset:
+            raise StorageError(
+                f"cannot roll {self.name} to offset {new_offset}, below the active segment's base "
+                f"offset {active.base_offset}"
+            )
+        else:
+            active.on_become_inactive()
+        for suffix in files.INDEX_FILE_SUFFIXES:
+            stale = files.segment_file_path(self.dir, new_offset, suffix)
+            if stale.exists():
+                stale.unlink()
+        segment = LogSegment(
+            self.dir, new_offset, self.config, now_ms=now_ms,
+            roll_jitter_ms=self.config.random_segment_jitter_ms(self._rng),
+        )
+        self._segments[new_offset] = segment
+        segment.prepare_for_appends()
+        fsync_dir(self.dir)
+        self.flush(min(new_offset, self._log_end_offset), now_ms=now_ms)
+        return segment
+
+    # -- read --
+
+    def read(
+        self,
+        fetch_offset: int,
+        max_bytes: int,
+        *,
+        max_offset: int | None = None,
+        min_one_batch: bool = True,
+    ) -> FetchResult:
+        """The bytes to return for a fetch at `fetch_offset`: a file range starting at the
+        batch that holds it, at most `max_bytes` long (but one whole batch at least, with
+        `min_one_batch`, as Kafka does for the first partition of a fetch).
+
+        `max_offset` (e.g. the high watermark) excludes the batch holding it and every
+        later one. A fetch at the log end offset returns an empty result; one below the
+        log start offset or above the log end offset raises OffsetOutOfRange.
+        """
+        self._check_open()
+        if not self._log_start_offset <= fetch_offset <= self._log_end_offset:
+            raise OffsetOutOfRange(fetch_offset, self._log_start_offset, self._log_end_offset)
+        if fetch_offset == self._log_end_offset or (max_offset is not None and fetch_offset >= max_offset):
+            return self._empty_result(fetch_offset)
+        limit_base_offset: int | None = None
+        limit_position: int | None = None
+        if max_offset is not None and max_offset < self._log_end_offset:
+            limit_segment = self.floor_segment(max_offset)
+            assert limit_segment is not None
+            limit_batch = limit_segment.translate_offset(max_offset)
+            limit_base_offset = limit_segment.base_offset
+            limit_position = limit_batch.position if limit_batch is not None else limit_segment.size_bytes
+        segment = self.floor_segment(fetch_offset)
+        while segment is not None:
+            max_position = None
+            if limit_base_offset is not None:
+                if segment.base_offset > limit_base_offset:
+                    break
+                if segment.base_offset == limit_base_offset:
+                    max_position = limit_position
+            result = segment.read(fetch_offset, max_bytes, max_position, min_one_batch)
+            if result is not None:
+                return result
+            segment = self.higher_segment(segment.base_offset)
+        return self._empty_result(fetch_offset)
+
+    def _empty_result(self, fetch_offset: int) -> FetchResult:
+        active = self.active_segment
+        return FetchResult(fetch_offset, active.base_offset, active.log_path, active.fd, active.size_bytes, 0)
+
+    def offset_for_timestamp(self, timestamp_ms: int) -> TimestampOffset | None:
+        """The first record at or after the log start offset whose timestamp is
+        >= `timestamp_ms`, as (its timestamp, its offset); None if every record is older.
+
+        (Kafka's ListOffsets for a real timestamp. The special timestamps -1 latest and
+        -2 earliest are the log end and log start offsets.)
+        """
+        self._check_open()
+        for segment in self._segments.values():
+            if segment.max_timestamp_so_far.timestamp_ms >= timestamp_ms:
+                found = segment.find_offset_by_timestamp(timestamp_ms, self._log_start_offset)
+                if found is not None:
+                    return found
+        return None
+
+    # -- truncation and deletion --
+
+    def truncate_to(self, offset: int, *, now_ms: int | None = None) -> bool:
+        """Remove every batch at or after `offset` (replication: a follower cutting its
+        log back to the leader's). The batch holding `offset` goes whole, so the new log
+        end offset is at most `offset`. False if there was nothing to remove."""
+        self._check_open()
+        if offset < 0:
+            raise ValueError(f"cannot truncate to a negative offset {offset}")
+        if offset >= self._log_end_offset:
+            return False
+        now_ms = self._now(now_ms)
+        if self._segments.peekitem(0)[0] > offset:
+            self.truncate_fully_and_start_at(offset, now_ms=now_ms)
+            return True
+        doomed = [segment for base_offset, segment in self._segments.items() if base_offset > offset]
+        self._remove_and_delete(doomed, now_ms)
+        active = self.active_segment
+        active.truncate_to(offset, now_ms=now_ms)
+        self._log_end_offset = active.read_next_offset()
+        self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
+        self._recovery_point = min(self._recovery_point, self._log_end_offset)
+        return True
+
+    def truncate_fully_and_start_at(self, new_offset: int, *, now_ms: int | None = None) -> None:
+        """Delete every segment and start empty at `new_offset` (log start = log end)."""
+        self._check_open()
+        now_ms = self._now(now_ms)
+        self._remove_and_delete(list(self._segments.values()), now_ms)
+        segment = LogSegment(
+            self.dir, new_offset, self.config, now_ms=now_ms,
+            roll_jitter_ms=self.config.random_segment_jitter_ms(self._rng),
+        )
+        self._segments[new_offset] = segment
+        segment.prepare_for_appends()
+        fsync_dir(self.dir)
+        self._log_start_offset = self._log_end_offset = self._recovery_point = new_offset
+
+    def advance_log_start_offset(self, offset: int) -> bool:
+        """Move the log start offset up to `offset` (DeleteRecords); True if it moved.
+        Raises OffsetOutOfRange above the log end offset."""
+        self._check_open()
+        if offset > self._log_end_offset:
+            raise OffsetOutOfRange(offset, self._log_start_offset, self._log_end_offset, "new log start offset")
+        if offset <= self._log_start_offset:
+            return False
+        self._log_start_offset = offset
+        return True
+
+    def delete_segments_below(self, offset: int, *, now_ms: int | None = None) -> int:
+        """Advance the log start offset to `offset` and delete every segment that lies
+        wholly below it (never the active one); return how many were deleted."""
+        self.advance_log_start_offset(offset)
+        segments = list(self._segments.values())
+        doomed = []
+        for segment, following in zip(segments, segments[1:]):
+            if following.base_offset > self._log_start_offset:
+                break
+            doomed.append(segment)
+        self._remove_and_delete(doomed, self._now(now_ms))
+        return len(doomed)
+
+    def _remove_and_delete(self, segments: Sequence[LogSegment], now_ms: int) -> None:
+        if not segments:
+            return
+        delay_ms = self.config.file_delete_delay_ms
+        for segment in segments:
+            self._segments.pop(segment.base_offset, None)
+            segment.change_suffix(files.DELETED_FILE_SUFFIX)
+            if delay_ms == 0:
+                segment.delete()
+            else:
+                self._pending_deletes.append((now_ms + delay_ms, segment))
+        self._pending_deletes.sort(key=lambda item: item[0])
+        fsync_dir(self.dir)
+
+    def delete_expired_files(self, now_ms: int) -> int:
+        """Remove the `.deleted` files whose `file.delete.delay.ms` has passed."""
+        self._last_now_ms = now_ms
+        due = [segment for deadline, segment in self._pending_deletes if deadline <= now_ms]
+        self._pending_deletes = [(d, s) for d, s in self._pending_deletes if d > now_ms]
+        for segment in due:
+            segment.delete()
+        return len(due)
+
+    # -- flushing --
+
+    def flush(self, offset: int | None = None, *, now_ms: int | None = None) -> None:
+        """fsync every segment holding offsets below `offset` (default: all) and move the
+        recovery point up to it."""
+        self._check_open()
+        offset = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
+        if now_ms is not None:
+            self._last_now_ms = now_ms
+            self._last_flush_ms = now_ms
+        if offset <= self._recovery_point:
+            return
+        first = self._segments.bisect_right(self._recovery_point) - 1
+        for segment in list(self._segments.values())[max(first, 0) :]:
+            if segment.base_offset >= offset:
+                break
+            segment.flush()
+        self._recovery_point = offset
+
+    def maybe_flush(self, now_ms: int) -> bool:
+        """fsync if `flush.ms` has passed since the last flush and there is unflushed data."""
+        flush_ms = self.config.flush_ms
+        if flush_ms >= LONG_MAX or self.unflushed_messages <= 0:
+            return False
+        if now_ms - self._last_flush_ms < flush_ms:
+            return False
+        self.flush(now_ms=now_ms)
+        return True
+
+    # -- lifecycle --
+
+    def close(self) -> None:
+        """fsync everything, write the final index entries, trim the indexes, close.
+        The recovery point becomes the log end offset."""
+        if self._closed:
+            return
+        self.flush()
+        active = self.active_segment
+        for segment in self._segments.values():
+            # Inactive segments were trimmed and fsynced when they rolled; the active
+            # one gets its final index changes now, and they must be durable before
+            # the clean-shutdown marker is written.
+            segment.close(sync=segment is active)
+        for _, segment in self._pending_deletes:
+            segment.delete()
+        self._pending_deletes = []
+        self._closed = True
+
+    def close_handlers(self) -> None:
+        """Close every file without writing anything: what a crash leaves behind."""
+        if self._closed:
+            return
+        for segment in self._segments.values():
+            segment.close_handlers()
+        for _, segment in self._pending_deletes:
+            segment.close_handlers()
+        self._closed = True
+
+    def delete(self) -> None:
+        """Close the files and remove the whole directory."""
+        self.close_handlers()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError(f"log {self.name} is closed")
+
+    def _now(self, now_ms: int | None) -> int:
+        if now_ms is not None:
+            self._last_now_ms = now_ms
+        return self._last_now_ms
+
+    def __repr__(self) -> str:
+        return (
+            f"Log({self.name}, log_start_offset={self._log_start_offset}, "
+            f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
+        )

@@ -1,0 +1,239 @@
+"""LogManager: every partition log of one data directory (`log.dirs`), and its checkpoints.
+
+    <data dir>/
+        .kafka_cleanshutdown                written last by a clean shutdown, removed at start
+        recovery-point-offset-checkpoint    per partition: offsets below are on disk
+        log-start-offset-checkpoint         per partition: first readable offset, when it is
+                                            past the first segment's base offset
+        orders-0/  orders-1/  ...           one Log each (storage/log.py)
+        orders-2.9f3c...-delete/            a deleted partition not yet removed
+
+Startup (`LogManager.open`): note whether `.kafka_cleanshutdown` exists, read both
+checkpoint files (a corrupt one counts as absent: recovery then starts from offset 0,
+which is slow but safe), remove leftover `-delete` directories, and open every
+`<topic>-<partition>` directory as a Log, recovering it after an unclean stop. Then the
+marker is removed: from now on a crash is an unclean stop.
+
+Shutdown (`close`): fsync and close every log, write both checkpoints (recovery point =
+log end offset), and write the clean-shutdown marker last, fsynced. A crash anywhere
+before the marker is durable means the next start recovers.
+
+The broker calls `write_checkpoints` periodically (Kafka's
+`log.flush.offset.checkpoint.interval.ms`) and `flush_dirty_logs` / `delete_expired_files`
+from its housekeeping, with the current time.
+
+Concurrency: not thread-safe; the broker calls it from one place and serializes access
+to each Log per partition.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import shutil
+import uuid
+from pathlib import Path
+from typing import Mapping
+
+from storage import files
+from storage.checkpoint import OffsetCheckpointFile, fsync_dir
+from storage.config import LogConfig
+from storage.errors import CorruptCheckpoint
+from storage.log import Log
+
+logger = logging.getLogger("storage.manager")
+
+TopicPartition = tuple[str, int]
+
+
+class LogManager:
+    """The logs of one data directory (see the module docstring).
+
+    Not thread-safe: the broker calls it from one place and serializes access per
+    partition.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        default_config: LogConfig,
+        topic_configs: Mapping[str, LogConfig] | None,
+        *,
+        had_clean_shutdown: bool,
+        rng: random.Random,
+    ):
+        """Use `LogManager.open`."""
+        self.data_dir = Path(data_dir)
+        self.default_config = default_config
+        self._topic_configs: dict[str, LogConfig] = dict(topic_configs or {})
+        self.had_clean_shutdown = had_clean_shutdown
+        self._rng = rng
+        self._logs: dict[TopicPartition, Log] = {}
+        self._closed = False
+        self._recovery_points = OffsetCheckpointFile(self.data_dir / files.RECOVERY_POINT_CHECKPOINT_FILE_NAME)
+        self._log_start_offsets = OffsetCheckpointFile(self.data_dir / files.LOG_START_OFFSET_CHECKPOINT_FILE_NAME)
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: Path,
+        default_config: LogConfig | None = None,
+        *,
+        now_ms: int,
+        topic_configs: Mapping[str, LogConfig] | None = None,
+        rng: random.Random | None = None,
+    ) -> LogManager:
+        """Open (creating if needed) a data directory and every partition log in it."""
+        data_dir = Path(data_dir)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        marker = data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
+        manager = cls(
+            data_dir, default_config or LogConfig(), topic_configs,
+            had_clean_shutdown=marker.exists(), rng=rng or random.Random(),
+        )
+        recovery_points = manager._read_checkpoint(manager._recovery_points)
+        log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
+        for entry in sorted(os.scandir(data_dir), key=lambda e: e.name):
+            if not entry.is_dir():
+                continue
+            name = entry.name
+            if name.endswith(files.DELETE_DIR_SUFFIX):
+                logger.info("Removing partition directory %s left by an unfinished delete", name)
+                shutil.rmtree(entry.path, ignore_errors=True)
+                continue
+            if name.endswith((files.FUTURE_DIR_SUFFIX, files.STRAY_DIR_SUFFIX)):
+                logger.warning("Ignoring directory %s: future and stray logs are not supported", name)
+                continue
+            try:
+                topic_partition = files.parse_log_dir_name(name)
+            except ValueError:
+                continue
+            manager._logs[topic_partition] = Log.open(
+                Path(entry.path),
+                manager.config_for(topic_partition[0]),
+                now_ms=now_ms,
+                log_start_offset=log_start_offsets.get(topic_partition, 0),
+                recovery_point=recovery_points.get(topic_partition, 0),
+                had_clean_shutdown=manager.had_clean_shutdown,
+                rng=manager._rng,
+            )
+        if marker.exists():
+            marker.unlink()
+            fsync_dir(data_dir)
+        return manager
+
+    def _read_checkpoint(self, checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
+        try:
+            return checkpoint.read()
+        except CorruptCheckpoint as exc:
+            logger.warning("Ignoring %s: %s", checkpoint.path.name, exc)
+            return {}
+
+    # -- logs --
+
+    @property
+    def logs(self) -> dict[TopicPartition, Log]:
+        """(topic, partition) -> Log (a copy of the mapping)."""
+        return dict(self._logs)
+
+    def get_log(self, topic: str, partition: int) -> Log | None:
+        return self._logs.get((topic, partition))
+
+    def config_for(self, topic: str) -> LogConfig:
+        return self._topic_configs.get(topic, self.default_config)
+
+    def set_topic_config(self, topic: str, config: LogConfig | None) -> None:
+        """Use `config` for the topic's logs (None: the default config again)."""
+        if config is None:
+            self._topic_configs.pop(topic, None)
+        else:
+            self._topic_configs[topic] = config
+        for (log_topic, _), log in self._logs.items():
+            if log_topic == topic:
+                log.update_config(self.config_for(topic))
+
+    def get_or_create_log(
+        self, topic: str, partition: int, *, now_ms: int, config: LogConfig | None = None
+    ) -> Log:
+        """The log of (topic, partition), created empty if it does not exist. `config`,
+        when given, becomes the topic's config."""
+        self._check_open()
+        if config is not None:
+            self.set_topic_config(topic, config)
+        log = self._logs.get((topic, partition))
+        if log is None:
+            dir = self.data_dir / files.log_dir_name(topic, partition)
+            log = Log.open(dir, self.config_for(topic), now_ms=now_ms, had_clean_shutdown=True, rng=self._rng)
+            fsync_dir(self.data_dir)
+            self._logs[(topic, partition)] = log
+        return log
+
+    def delete_log(self, topic: str, partition: int) -> bool:
+        """Remove a partition's log and directory; False if there was none.
+
+        The directory is first renamed `<topic>-<partition>.<id>-delete` (durably), so a
+        crash halfway through the removal finishes it at the next start.
+        """
+        log = self._logs.pop((topic, partition), None)
+        if log is None:
+            return False
+        log.close_handlers()
+        doomed = self.data_dir / f"{log.dir.name}.{uuid.uuid4().hex}{files.DELETE_DIR_SUFFIX}"
+        os.replace(log.dir, doomed)
+        fsync_dir(self.data_dir)
+        shutil.rmtree(doomed, ignore_errors=True)
+        return True
+
+    # -- housekeeping --
+
+    def flush_dirty_logs(self, now_ms: int) -> int:
+        """Apply `flush.ms` to every log; return how many were flushed."""
+        return sum(1 for log in self._logs.values() if log.maybe_flush(now_ms))
+
+    def delete_expired_files(self, now_ms: int) -> int:
+        """Remove `.deleted` segment files whose `file.delete.delay.ms` has passed."""
+        return sum(log.delete_expired_files(now_ms) for log in self._logs.values())
+
+    def write_checkpoints(self) -> None:
+        """Write recovery-point-offset-checkpoint and log-start-offset-checkpoint."""
+        self._recovery_points.write({tp: log.recovery_point for tp, log in self._logs.items()})
+        self._log_start_offsets.write(
+            {
+                tp: log.log_start_offset
+                for tp, log in self._logs.items()
+                if log.log_start_offset > log.segments[0].base_offset
+            }
+        )
+
+    # -- lifecycle --
+
+    def close(self, *, broker_epoch: int = -1) -> None:
+        """Clean shutdown: flush and close every log, write the checkpoints, then the
+        clean-shutdown marker."""
+        if self._closed:
+            return
+        for log in self._logs.values():
+            log.close()
+        self.write_checkpoints()
+        marker = self.data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, json.dumps({"version": 0, "brokerEpoch": broker_epoch}).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(self.data_dir)
+        self._closed = True
+
+    def close_handlers(self) -> None:
+        """Close every file without flushing, checkpointing or writing the marker: the
+        state a crash leaves (for tests)."""
+        for log in self._logs.values():
+            log.close_handlers()
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"the log manager of {self.data_dir} is closed")

@@ -1,0 +1,340 @@
+"""Opening a partition directory: finish what a crash interrupted, then trust or re-check.
+
+Theory of operation
+-------------------
+What is on disk after a stop depends on how the broker stopped:
+
+- After a clean shutdown (the data directory holds `.kafka_cleanshutdown`), every segment
+  was flushed and closed: its indexes trimmed and final. Loading then reads no segment
+  data: sizes come from `stat`, the indexes are trusted, and the log end offset is found
+  by reading the batch headers after the active segment's last offset-index entry (one
+  index interval at most), exactly as Kafka does.
+- After a crash, everything up to the recovery point (from
+  `recovery-point-offset-checkpoint`) is known to have reached the disk; everything after
+  it may be torn, half-written or zero-filled. Each segment from the one holding the
+  recovery point onwards is recovered (`LogSegment.recover`): every batch is validated
+  (length, magic, CRC-32C, offsets increasing) and the indexes are rebuilt. At the first
+  bad batch the segment is truncated and every later segment deleted: a log has no holes,
+  so nothing after a corrupt batch can be trusted.
+
+Either way, loading first resolves files left in transit (Kafka's `LogLoader` passes):
+
+1. `*.deleted`: a deletion was pending; delete the file.
+   `*.cleaned`: the cleaner had not finished copying; delete the file. A `.swap` at or
+   above the lowest `.cleaned` offset is part of the same unfinished operation: delete it.
+2. The remaining `*.swap` files were complete copies about to replace the segments they
+   cover: delete the originals in [lowest swap base offset, highest swap next offset),
+   then rename each `.swap` to its final name.
+3. Every `.log` becomes a segment. Index files without a `.log` are deleted. A segment
+   whose `.index` or `.timeindex` is missing or has a length that is not a whole number
+   of entries is recovered (which rebuilds them).
+
+Finally: if the log end offset is below the checkpointed log start offset (segment files
+deleted by hand), all segments go; an empty directory gets one empty segment at the log
+start offset; the active segment's indexes are preallocated again.
+
+Everything that recovery changed goes into ONE log line per partition (WARNING when data
+was dropped, INFO otherwise; DEBUG for a clean load that changed nothing).
+
+Concurrency: runs before the log is shared; the caller owns the directory.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sortedcontainers import SortedDict
+
+from storage import files
+from storage.config import LogConfig
+from storage.errors import CorruptIndex
+from storage.offset_index import OffsetIndex
+from storage.segment import LogSegment
+from storage.time_index import TimeIndex
+
+logger = logging.getLogger("storage.recovery")
+
+
+@dataclass
+class RecoveryReport:
+    """What loading one partition directory found and changed."""
+
+    log_name: str
+    had_clean_shutdown: bool
+    recovery_point: int
+    segments_recovered: int = 0
+    bytes_truncated: int = 0
+    batches_dropped: int = 0
+    segments_deleted: int = 0
+    index_rebuilds: int = 0
+    swap_files_completed: int = 0
+    stray_files_deleted: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def dropped_data(self) -> bool:
+        return self.bytes_truncated > 0 or self.segments_deleted > 0
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(
+            self.segments_recovered or self.dropped_data or self.index_rebuilds
+            or self.swap_files_completed or self.stray_files_deleted
+        )
+
+    def summary(self, log_end_offset: int) -> str:
+        how = "a clean shutdown" if self.had_clean_shutdown else "an unclean shutdown"
+        text = (
+            f"Loaded log {self.log_name} after {how}: recovered {self.segments_recovered} "
+            f"segment(s) from recovery point {self.recovery_point}, dropped "
+            f"{self.bytes_truncated} bytes in {self.batches_dropped} batch(es), deleted "
+            f"{self.segments_deleted} segment(s), rebuilt the indexes of "
+            f"{self.index_rebuilds} segment(s), completed {self.swap_files_completed} swap "
+            f"file(s), removed {self.stray_files_deleted} stray file(s); log end offset "
+            f"{log_end_offset}"
+        )
+        if self.errors:
+            text += f"; first problem: {self.errors[0]}"
+        return text
+
+
+@dataclass
+class LoadedLog:
+    """The segments of a loaded directory and the offsets recovery settled on."""
+
+    segments: SortedDict  # base offset -> LogSegment
+    log_start_offset: int
+    recovery_point: int
+    log_end_offset: int
+    report: RecoveryReport
+
+
+def load_log(
+    dir: Path,
+    config: LogConfig,
+    *,
+    now_ms: int,
+    log_start_offset: int = 0,
+    recovery_point: int = 0,
+    had_clean_shutdown: bool = False,
+    rng: random.Random | None = None,
+) -> LoadedLog:
+    """Open every segment of `dir`, recovering as the module docstring describes."""
+    dir = Path(dir)
+    rng = rng or random.Random()
+    report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
+
+    swap_files = _remove_temp_files_and_collect_swap_files(dir, report)
+    _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
+    segments, recovered = _load_segments(dir, config, now_ms, rng, report)
+
+    if not had_clean_shutdown:
+        _recover_after_recovery_point(segments, recovery_point, recovered, report)
+    elif segments:
+        active = segments.peekitem(-1)[1]
+        try:
+            active.sanity_check_indexes()
+        except CorruptIndex as exc:
+            report.errors.append(str(exc))
+            _recover_segment(active, report, rebuild_only=True)
+
+    log_end_offset = segments.peekitem(-1)[1].read_next_offset() if segments else log_start_offset
+    if segments and log_end_offset < log_start_offset:
+        report.errors.append(
+            f"log end offset {log_end_offset} is below the log start offset {log_start_offset}: "
+            "segment files were deleted from the file system"
+        )
+        for segment in list(segments.values()):
+            _delete_segment(segments, segment, report)
+        log_end_offset = log_start_offset
+    if not segments:
+        segments[log_start_offset] = LogSegment(
+            dir, log_start_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
+        )
+        log_end_offset = log_start_offset
+    segments.peekitem(-1)[1].prepare_for_appends()
+
+    log_start_offset = max(log_start_offset, segments.peekitem(0)[0])
+    if had_clean_shutdown:
+        recovery_point = log_end_offset
+    else:
+        recovery_point = min(recovery_point, log_end_offset)
+
+    level = logging.DEBUG
+    if report.dropped_data or report.errors:
+        level = logging.WARNING
+    elif report.changed_anything or not had_clean_shutdown:
+        level = logging.INFO
+    logger.log(level, "%s", report.summary(log_end_offset))
+    return LoadedLog(segments, log_start_offset, recovery_point, log_end_offset, report)
+
+
+def _remove_temp_files_and_collect_swap_files(dir: Path, report: RecoveryReport) -> list[Path]:
+    """Pass 1: delete `.deleted` and `.cleaned` files, and `.swap` files at or above the
+    lowest `.cleaned` offset; return the remaining `.swap` files."""
+    swap_files: list[Path] = []
+    cleaned_files: list[Path] = []
+    for path in _regular_files(dir):
+        name = path.name
+        if name.endswith(files.DELETED_FILE_SUFFIX):
+            _unlink(path, report)
+        elif name.endswith(files.CLEANED_FILE_SUFFIX):
+            cleaned_files.append(path)
+        elif name.endswith(files.SWAP_FILE_SUFFIX):
+            swap_files.append(path)
+    min_cleaned_offset = min(
+        (_offset_or_none(path.name) for path in cleaned_files if _offset_or_none(path.name) is not None),
+        default=None,
+    )
+    valid_swaps = []
+    for path in swap_files:
+        offset = _offset_or_none(path.name)
+        if min_cleaned_offset is not None and offset is not None and offset >= min_cleaned_offset:
+            _unlink(path, report)
+        else:
+            valid_swaps.append(path)
+    for path in cleaned_files:
+        _unlink(path, report)
+    return valid_swaps
+
+
+def _complete_interrupted_swaps(
+    dir: Path, swap_files: list[Path], config: LogConfig, now_ms: int, report: RecoveryReport
+) -> None:
+    """Passes 2 and 3: delete the segments a complete `.swap` replaces, rename the swaps."""
+    min_swap_offset: int | None = None
+    max_swap_offset: int | None = None
+    for path in swap_files:
+        original_name = files.strip_suffix(path.name, files.SWAP_FILE_SUFFIX)
+        if not files.is_log_file(original_name):
+            continue
+        base_offset = files.base_offset_from_file_name(path.name)
+        segment = LogSegment(dir, base_offset, config, now_ms=now_ms, extra_suffix=files.SWAP_FILE_SUFFIX)
+        try:
+            next_offset = base_offset
+            for _, header in segment.scan_batch_headers(0):
+                next_offset = header.next_offset
+        finally:
+            segment.close_handlers()
+        min_swap_offset = base_offset if min_swap_offset is None else min(min_swap_offset, base_offset)
+        max_swap_offset = next_offset if max_swap_offset is None else max(max_swap_offset, next_offset)
+    if min_swap_offset is not None and max_swap_offset is not None:
+        for path in _regular_files(dir):
+            if path.name.endswith(files.SWAP_FILE_SUFFIX):
+                continue
+            offset = _offset_or_none(path.name)
+            if offset is not None and min_swap_offset <= offset < max_swap_offset:
+                _unlink(path, report)
+    for path in _regular_files(dir):
+        if path.name.endswith(files.SWAP_FILE_SUFFIX):
+            os.replace(path, path.with_name(files.strip_suffix(path.name, files.SWAP_FILE_SUFFIX)))
+            report.swap_files_completed += 1
+
+
+def _load_segments(
+    dir: Path, config: LogConfig, now_ms: int, rng: random.Random, report: RecoveryReport
+) -> tuple[SortedDict, set[int]]:
+    """Pass 4: a segment per `.log`; delete orphan indexes; rebuild missing or misshapen
+    index files. Returns the segments and the base offsets already recovered."""
+    segments = SortedDict()
+    recovered: set[int] = set()
+    names = {path.name for path in _regular_files(dir)}
+    for name in sorted(names):
+        if files.is_index_file(name):
+            log_name = files.log_file_path(dir, files.base_offset_from_file_name(name)).name
+            if log_name not in names:
+                _unlink(dir / name, report)
+        elif files.is_log_file(name):
+            base_offset = files.base_offset_from_file_name(name)
+            segment = LogSegment(
+                dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
+            )
+            problem = _index_file_problem(segment)
+            if problem is not None:
+                report.errors.append(problem)
+                _recover_segment(segment, report, rebuild_only=True)
+                recovered.add(base_offset)
+            segments[base_offset] = segment
+    return segments, recovered
+
+
+def _index_file_problem(segment: LogSegment) -> str | None:
+    """Why the segment's index files cannot be used as they are, or None."""
+    for path, entry_size in (
+        (segment.offset_index_path, OffsetIndex.ENTRY_SIZE),
+        (segment.time_index_path, TimeIndex.ENTRY_SIZE),
+    ):
+        try:
+            size = os.stat(path).st_size
+        except FileNotFoundError:
+            return f"index file {path.name} is missing"
+        if size % entry_size != 0:
+            return f"index file {path.name} is {size} bytes, not a whole number of {entry_size}-byte entries"
+    return None
+
+
+def _recover_after_recovery_point(
+    segments: SortedDict, recovery_point: int, recovered: set[int], report: RecoveryReport
+) -> None:
+    """Recover every segment from the one holding the recovery point; at the first
+    truncation, delete every later segment."""
+    if not segments:
+        return
+    start = segments.bisect_right(recovery_point) - 1
+    unflushed = list(segments.values())[max(start, 0) :]
+    for index, segment in enumerate(unflushed):
+        if segment.base_offset in recovered:
+            result_truncated = False
+        else:
+            result = _recover_segment(segment, report, rebuild_only=False)
+            result_truncated = result.truncated_bytes > 0
+        if result_truncated:
+            for later in unflushed[index + 1 :]:
+                report.bytes_truncated += later.size_bytes
+                report.batches_dropped += sum(1 for _ in later.scan_batch_headers(0))
+                _delete_segment(segments, later, report)
+            break
+
+
+def _recover_segment(segment: LogSegment, report: RecoveryReport, *, rebuild_only: bool):
+    result = segment.recover()
+    if rebuild_only:
+        report.index_rebuilds += 1
+    else:
+        report.segments_recovered += 1
+    report.bytes_truncated += result.truncated_bytes
+    report.batches_dropped += result.dropped_batches
+    if result.error is not None and result.truncated_bytes:
+        report.errors.append(
+            f"segment {segment.base_offset}: {result.error} at position {result.valid_bytes}"
+        )
+    return result
+
+
+def _delete_segment(segments: SortedDict, segment: LogSegment, report: RecoveryReport) -> None:
+    segments.pop(segment.base_offset, None)
+    segment.delete()
+    report.segments_deleted += 1
+
+
+def _regular_files(dir: Path) -> list[Path]:
+    return [entry for entry in (Path(e.path) for e in os.scandir(dir) if e.is_file())]
+
+
+def _offset_or_none(name: str) -> int | None:
+    try:
+        return files.base_offset_from_file_name(name)
+    except ValueError:
+        return None
+
+
+def _unlink(path: Path, report: RecoveryReport) -> None:
+    try:
+        os.unlink(path)
+        report.stray_files_deleted += 1
+    except FileNotFoundError:
+        pass

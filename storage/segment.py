@@ -1,0 +1,625 @@
+"""LogSegment: one `.log` file of record batches and its two sparse indexes.
+
+A partition log is a sequence of segments; a segment covers a contiguous range of
+offsets starting at its base offset, the number in its file names:
+
+    00000000000000001234.log        batches exactly as appended, offsets assigned
+    00000000000000001234.index      offset -> position, every index.interval.bytes
+    00000000000000001234.timeindex  max timestamp so far -> offset, same rhythm
+
+The `.log` has no header and no footer: batches end to end, each one a magic-2 record
+batch (see protocol/records.py for the 61-byte header). Position = byte position in the
+`.log`; offset = record number. Within a segment both increase together, and every
+offset is base_offset + an int32, which is what lets the indexes store 4-byte relative
+offsets.
+
+Only the active (last) segment of a log is appended to. When it rolls, its indexes
+receive a final time-index entry (the segment's largest timestamp) and are trimmed to
+their valid entries; it is then never written again, only read, truncated by
+replication, renamed or deleted.
+
+Finding offset T (`translate_offset`): largest-lower-bound search of the offset index,
+then a forward scan of batch headers (61 bytes each, read in 16 KiB chunks) from the
+position found: at most one index interval plus one batch. The cost does not depend on
+the size of the segment.
+
+Crash behaviour. Appends are plain `pwrite`s at the end of the file; after a crash the
+file may end with a torn batch or with garbage (zeros, if the file system extended the
+file before the data reached it). `recover` re-reads the whole segment, validates every
+batch (length, magic, CRC-32C, offsets increasing), truncates at the first bad one and
+rebuilds both indexes from the good ones. Nothing else in this class validates CRCs:
+segments that need no recovery are trusted, as Kafka trusts them.
+
+Concurrency: not thread-safe; the broker serializes access per partition. A FetchResult's
+file descriptor stays valid until the segment is closed or deleted (deletion closes it
+only after `file.delete.delay.ms`, see Log).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from protocol.errors import ProtocolError
+from protocol.records import (
+    BATCH_HEADER_SIZE,
+    LOG_OVERHEAD,
+    MAGIC,
+    MIN_BATCH_LENGTH,
+    BatchHeader,
+    iter_records,
+    read_batch_header,
+    validate_batch,
+)
+from storage import files
+from storage.config import LogConfig
+from storage.errors import SegmentOffsetOverflow
+from storage.index import RELATIVE_OFFSET_MAX
+from storage.offset_index import OffsetIndex
+from storage.time_index import NO_TIMESTAMP, TimeIndex, TimestampOffset
+
+SCAN_CHUNK_BYTES = 16 * 1024
+RECOVERY_CHUNK_BYTES = 1024 * 1024
+
+_BATCH_LENGTH = struct.Struct(">i")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPosition:
+    """Where one batch lies in a segment."""
+
+    base_offset: int
+    last_offset: int
+    position: int
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """A byte range of a segment file to send to a consumer or follower.
+
+    `fd` is the segment's open file descriptor: pass it to `os.sendfile` or `os.pread`
+    (or call `read_bytes`). The range starts at the batch holding `fetch_offset` and may
+    end inside a batch when a size limit cuts it (as Kafka does; clients drop a partial
+    trailing batch). `size_bytes == 0` means there is nothing to return.
+    """
+
+    fetch_offset: int
+    segment_base_offset: int
+    path: Path
+    fd: int
+    position: int
+    size_bytes: int
+
+    def read_bytes(self) -> bytes:
+        """The bytes of the range, read now."""
+        return pread_exact(self.fd, self.position, self.size_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRecovery:
+    """What `LogSegment.recover` found: valid and dropped bytes and batches."""
+
+    valid_bytes: int
+    truncated_bytes: int
+    valid_batches: int
+    dropped_batches: int
+    next_offset: int
+    error: str | None
+
+
+class LogSegment:
+    """One segment: a `.log` file plus its offset and time indexes (see module docstring).
+
+    The indexes are opened lazily, on first use (Kafka's LazyIndex), so that opening a
+    log with many segments touches only the files it needs.
+
+    Not thread-safe: the broker serializes access per partition.
+    """
+
+    def __init__(
+        self,
+        dir: Path,
+        base_offset: int,
+        config: LogConfig,
+        *,
+        now_ms: int,
+        roll_jitter_ms: int = 0,
+        extra_suffix: str = "",
+    ):
+        self.dir = Path(dir)
+        self.base_offset = base_offset
+        self.extra_suffix = extra_suffix
+        self.roll_jitter_ms = roll_jitter_ms
+        self.created_ms = now_ms
+        self.index_interval_bytes = config.index_interval_bytes
+        self.max_index_size_bytes = config.segment_index_bytes
+        self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._size_bytes = os.fstat(self._fd).st_size
+        self._offset_index: OffsetIndex | None = None
+        self._time_index: TimeIndex | None = None
+        # The first batch's timestamp, which segment.ms counts from (None: not read yet).
+        self._rolling_based_timestamp_ms: int | None = None
+        # Largest timestamp in the segment and the offset of its batch (None: not read yet).
+        self._max_timestamp: TimestampOffset | None = None
+        self._bytes_since_last_index_entry = 0
+
+    # -- files --
+
+    @property
+    def log_path(self) -> Path:
+        return files.log_file_path(self.dir, self.base_offset, self.extra_suffix)
+
+    @property
+    def offset_index_path(self) -> Path:
+        return files.offset_index_file_path(self.dir, self.base_offset, self.extra_suffix)
+
+    @property
+    def time_index_path(self) -> Path:
+        return files.time_index_file_path(self.dir, self.base_offset, self.extra_suffix)
+
+    @property
+    def fd(self) -> int:
+        """The open file descriptor of the `.log` file."""
+        return self._fd
+
+    @property
+    def offset_index(self) -> OffsetIndex:
+        if self._offset_index is None:
+            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size_bytes)
+        return self._offset_index
+
+    @property
+    def time_index(self) -> TimeIndex:
+        if self._time_index is None:
+            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size_bytes)
+        return self._time_index
+
+    @property
+    def size_bytes(self) -> int:
+        """Bytes in the `.log` file."""
+        return self._size_bytes
+
+    # -- appending --
+
+    def append(self, data, batches: Sequence[tuple[int, int, int]]) -> int:
+        """Write `data` (whole batches, offsets already stamped) at the end of the segment.
+
+        `batches` describes them in order as (last_offset, max_timestamp_ms, size_bytes).
+        Index entries follow Kafka's rule (see offset_index.py). Returns the position the
+        first batch was written at. On a write error the file is cut back to its old size.
+        """
+        if not batches:
+            return self._size_bytes
+        largest_offset = batches[-1][0]
+        if not self.offset_index.can_append_offset(largest_offset):
+            raise SegmentOffsetOverflow(self.base_offset, largest_offset)
+        start_position = position = self._size_bytes
+        if position == 0:
+            self._rolling_based_timestamp_ms = max(batch[1] for batch in batches)
+        self._write_at_end(data)
+        max_timestamp = self.max_timestamp_so_far
+        offset_index, time_index = self.offset_index, self.time_index
+        for last_offset, max_timestamp_ms, size_bytes in batches:
+            if max_timestamp_ms > max_timestamp.timestamp_ms:
+                max_timestamp = TimestampOffset(max_timestamp_ms, last_offset)
+            if self._bytes_since_last_index_entry > self.index_interval_bytes:
+                # A full index only makes the index coarser; the roll check before the
+                # next append sees it full and rolls.
+                if not offset_index.is_full():
+                    offset_index.append(last_offset, position)
+                if not time_index.is_full():
+                    time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset)
+                self._bytes_since_last_index_entry = 0
+            position += size_bytes
+            self._bytes_since_last_index_entry += size_bytes
+        self._max_timestamp = max_timestamp
+        return start_position
+
+    def _write_at_end(self, data) -> None:
+        view = data if type(data) is memoryview else memoryview(data)
+        if view.format != "B" or view.ndim != 1:
+            view = view.cast("B")
+        size, written = view.nbytes, 0
+        try:
+            written = os.pwrite(self._fd, view, self._size_bytes)
+            while written < size:  # a short write: rare (signals, a full disk)
+                written += os.pwrite(self._fd, view[written:], self._size_bytes + written)
+        except BaseException:
+            if written:
+                os.ftruncate(self._fd, self._size_bytes)
+            raise
+        self._size_bytes += written
+
+    def can_append_offset(self, offset: int) -> bool:
+        return 0 <= offset - self.base_offset <= RELATIVE_OFFSET_MAX
+
+    # -- reading --
+
+    def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
+        """The batch holding `offset`, or the first batch after it; None past the end."""
+        mapping = self.offset_index.lookup(offset)
+        for position, header in self.scan_batch_headers(max(mapping.position, starting_position)):
+            if header.last_offset >= offset:
+                return BatchPosition(header.base_offset, header.last_offset, position, header.size_bytes)
+        return None
+
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        max_position: int | None = None,
+        min_one_batch: bool = False,
+    ) -> FetchResult | None:
+        """A range starting at the batch holding `start_offset`, at most `max_bytes` long
+        (or one whole batch, with `min_one_batch`), ending at `max_position` at the latest.
+        None if no batch in this segment holds `start_offset` or a later offset."""
+        if max_bytes < 0:
+            raise ValueError(f"invalid max_bytes {max_bytes}")
+        if max_position is None:
+            max_position = self._size_bytes
+        batch = self.translate_offset(start_offset)
+        if batch is None:
+            return None
+        limit = max(max_bytes, batch.size_bytes) if min_one_batch else max_bytes
+        size = max(0, min(max_position - batch.position, limit))
+        return FetchResult(start_offset, self.base_offset, self.log_path, self._fd, batch.position, size)
+
+    def read_bytes(self, position: int, size_bytes: int) -> bytes:
+        return pread_exact(self._fd, position, size_bytes)
+
+    def scan_batch_headers(self, start_position: int = 0, end_position: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
+        """(position, header) of each whole batch from `start_position`, without CRC checks.
+
+        Stops at the end, before a partial batch, or at a header that cannot be walked.
+        """
+        end = self._size_bytes if end_position is None else end_position
+        reader = ChunkReader(self._fd, end, SCAN_CHUNK_BYTES)
+        position = start_position
+        while end - position >= BATCH_HEADER_SIZE:
+            header = read_batch_header(reader.view(position, BATCH_HEADER_SIZE))
+            if header.magic != MAGIC or header.batch_length < MIN_BATCH_LENGTH:
+                return
+            if position + header.size_bytes > end:
+                return
+            yield position, header
+            position += header.size_bytes
+
+    def read_next_offset(self) -> int:
+        """The offset after the last batch (the base offset when empty).
+
+        Reads only the batches after the last offset-index entry: at most one index
+        interval plus one batch.
+        """
+        next_offset = self.base_offset
+        start = self.offset_index.last_entry().position if self.offset_index.entries else 0
+        for _, header in self.scan_batch_headers(start):
+            next_offset = header.next_offset
+        return next_offset
+
+    def find_offset_by_timestamp(self, timestamp_ms: int, starting_offset: int) -> TimestampOffset | None:
+        """The first record with timestamp >= `timestamp_ms` and offset >= `starting_offset`.
+
+        The time index narrows the scan; the batch whose max timestamp reaches the target
+        is read and its records decoded. None if no record in this segment qualifies.
+        """
+        entry = self.time_index.lookup(timestamp_ms)
+        position = self.offset_index.lookup(max(entry.offset, starting_offset)).position
+        for batch_position, header in self.scan_batch_headers(position):
+            if header.max_timestamp < timestamp_ms or header.last_offset < starting_offset:
+                continue
+            data = self.read_bytes(batch_position, header.size_bytes)
+            for record in iter_records(data):
+                if record.timestamp >= timestamp_ms and record.offset >= starting_offset:
+                    return TimestampOffset(record.timestamp, record.offset)
+        return None
+
+    # -- timestamps --
+
+    @property
+    def max_timestamp_so_far(self) -> TimestampOffset:
+        """The largest timestamp in the segment and the last offset of its batch
+        ((-1, base offset) if none). Read from the time index's last entry the first time."""
+        if self._max_timestamp is None:
+            self._max_timestamp = self.time_index.last_entry()
+        return self._max_timestamp
+
+    def largest_timestamp_ms(self) -> int:
+        """The segment's largest record timestamp, or the file's mtime if it has none
+        (Kafka's rule for retention by time)."""
+        timestamp = self.max_timestamp_so_far.timestamp_ms
+        return timestamp if timestamp >= 0 else self.last_modified_ms()
+
+    def first_batch_timestamp_ms(self) -> int:
+        """The max timestamp of the first batch (segment.ms counts from it); -1 if empty."""
+        if self._rolling_based_timestamp_ms is None:
+            for _, header in self.scan_batch_headers(0):
+                self._rolling_based_timestamp_ms = header.max_timestamp
+                break
+        return NO_TIMESTAMP if self._rolling_based_timestamp_ms is None else self._rolling_based_timestamp_ms
+
+    def last_modified_ms(self) -> int:
+        return os.fstat(self._fd).st_mtime_ns // 1_000_000
+
+    # -- rolling --
+
+    def time_waited_for_roll_ms(self, now_ms: int, max_timestamp_ms: int) -> int:
+        """How long this segment has been filling: by record timestamps when the first
+        batch has one, else by the clock since the segment was opened."""
+        first = self.first_batch_timestamp_ms()
+        if first >= 0:
+            return max_timestamp_ms - first
+        return now_ms - self.created_ms
+
+    def should_roll(
+        self,
+        *,
+        max_segment_bytes: int,
+        max_segment_ms: int,
+        messages_size_bytes: int,
+        max_timestamp_ms: int,
+        max_offset: int,
+        now_ms: int,
+    ) -> bool:
+        """Kafka's roll conditions, checked before an append of `messages_size_bytes`:
+        the segment would exceed segment.bytes; it is non-empty and older than segment.ms
+        minus its jitter; an index is full; or `max_offset` does not fit a relative int32."""
+        size = self._size_bytes
+        return (
+            size > max_segment_bytes - messages_size_bytes
+            or not 0 <= max_offset - self.base_offset <= RELATIVE_OFFSET_MAX
+            or self.offset_index.is_full()
+            or self.time_index.is_full()
+            or (size > 0 and self.time_waited_for_roll_ms(now_ms, max_timestamp_ms) > max_segment_ms - self.roll_jitter_ms)
+        )
+
+    def on_become_inactive(self) -> None:
+        """On roll: write the final time-index entry and trim both indexes."""
+        self.time_index.maybe_append(
+            self.max_timestamp_so_far.timestamp_ms, self.max_timestamp_so_far.offset, skip_full_check=True
+        )
+        self.offset_index.trim_to_valid_size()
+        self.time_index.trim_to_valid_size()
+
+    def resize_indexes(self, size_bytes: int) -> None:
+        self.offset_index.resize(size_bytes)
+        self.time_index.resize(size_bytes)
+
+    def prepare_for_appends(self) -> None:
+        """Make a loaded segment the active one: preallocate its indexes and count the
+        bytes written since its last index entry."""
+        self.resize_indexes(self.max_index_size_bytes)
+        last_entry_position = self.offset_index.last_entry().position if self.offset_index.entries else 0
+        self._bytes_since_last_index_entry = self._size_bytes - last_entry_position
+
+    # -- recovery and truncation --
+
+    def sanity_check_indexes(self) -> None:
+        """Cheap checks of both index files; raises CorruptIndex."""
+        self.offset_index.sanity_check(self._size_bytes)
+        self.time_index.sanity_check()
+
+    def recover(self) -> SegmentRecovery:
+        """Validate every batch, truncate at the first bad one, rebuild both indexes.
+
+        A batch is good when its header is whole, its magic is 2, its batch_length fits
+        the file, its CRC-32C matches, its counts are sane, and its base offset is at
+        least the segment's base offset and the previous batch's next offset.
+        """
+        offset_index, time_index = self.offset_index, self.time_index
+        offset_index.reset()
+        time_index.reset()
+        size = os.fstat(self._fd).st_size
+        reader = ChunkReader(self._fd, size, RECOVERY_CHUNK_BYTES)
+        max_timestamp = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+        position = last_index_entry = valid_batches = 0
+        next_offset = self.base_offset
+        first_batch_timestamp: int | None = None
+        error: str | None = None
+        while position < size:
+            remaining = size - position
+            if remaining < BATCH_HEADER_SIZE:
+                error = f"{remaining} trailing bytes, too few for a batch header"
+                break
+            header = read_batch_header(reader.view(position, BATCH_HEADER_SIZE))
+            if header.magic != MAGIC:
+                error = f"magic {header.magic}"
+                break
+            if header.batch_length < MIN_BATCH_LENGTH or header.size_bytes > remaining:
+                error = f"batch_length {header.batch_length} does not fit the {remaining} bytes left"
+                break
+            try:
+                validate_batch(reader.view(position, header.size_bytes))
+            except ProtocolError as exc:
+                error = str(exc)
+                break
+            if header.base_offset < next_offset:
+                error = f"base offset {header.base_offset} is below the expected {next_offset}"
+                break
+            if not self.can_append_offset(header.last_offset):
+                error = f"last offset {header.last_offset} overflows the segment's relative offsets"
+                break
+            if first_batch_timestamp is None:
+                first_batch_timestamp = header.max_timestamp
+            if header.max_timestamp > max_timestamp.timestamp_ms:
+                max_timestamp = TimestampOffset(header.max_timestamp, header.last_offset)
+            if position - last_index_entry > self.index_interval_bytes:
+                if not offset_index.is_full():
+                    offset_index.append(header.last_offset, position)
+                if not time_index.is_full():
+                    time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset)
+                last_index_entry = position
+            position += header.size_bytes
+            next_offset = header.next_offset
+            valid_batches += 1
+        truncated = size - position
+        dropped = self._count_batch_frames(reader, position, size) if truncated else 0
+        if truncated:
+            os.ftruncate(self._fd, position)
+        self._size_bytes = position
+        offset_index.trim_to_valid_size()
+        time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset, skip_full_check=True)
+        time_index.trim_to_valid_size()
+        self._max_timestamp = max_timestamp
+        self._rolling_based_timestamp_ms = first_batch_timestamp
+        self._bytes_since_last_index_entry = position - last_index_entry
+        return SegmentRecovery(position, truncated, valid_batches, dropped, next_offset, error)
+
+    @staticmethod
+    def _count_batch_frames(reader: ChunkReader, start: int, end: int) -> int:
+        """How many batches a dropped tail held, walking batch_length fields while they
+        make sense; whatever is left after the last sensible one counts as one more."""
+        count, position = 0, start
+        while position < end:
+            count += 1
+            if end - position < LOG_OVERHEAD:
+                break
+            (batch_length,) = _BATCH_LENGTH.unpack(reader.view(position + 8, 4))
+            if batch_length < MIN_BATCH_LENGTH:
+                break
+            position += batch_length + LOG_OVERHEAD
+        return count
+
+    def truncate_to(self, offset: int, *, now_ms: int | None = None) -> int:
+        """Remove every batch with last offset >= `offset` (the batch holding `offset`
+        goes whole) and the index entries for them; return the bytes removed.
+
+        The indexes are preallocated again: a truncated segment may become active.
+        """
+        mapping = self.translate_offset(offset)
+        self.offset_index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
+        self.resize_indexes(self.max_index_size_bytes)
+        truncated = 0
+        if mapping is not None:
+            truncated = self._size_bytes - mapping.position
+            os.ftruncate(self._fd, mapping.position)
+            self._size_bytes = mapping.position
+        if self._size_bytes == 0:
+            if now_ms is not None:
+                self.created_ms = now_ms
+            self._rolling_based_timestamp_ms = None
+        last_entry_position = self.offset_index.last_entry().position if self.offset_index.entries else 0
+        self._bytes_since_last_index_entry = self._size_bytes - last_entry_position
+        self._max_timestamp = self._read_largest_timestamp()
+        return truncated
+
+    def _read_largest_timestamp(self) -> TimestampOffset:
+        # The time index's last entry, unless batches after it carry a larger timestamp.
+        best = self.time_index.last_entry()
+        for _, header in self.scan_batch_headers(self.offset_index.lookup(best.offset).position):
+            if header.max_timestamp > best.timestamp_ms:
+                best = TimestampOffset(header.max_timestamp, header.last_offset)
+        return best
+
+    # -- durability and lifecycle --
+
+    def flush(self) -> None:
+        """fsync the `.log` and both indexes (their entries and their length)."""
+        os.fsync(self._fd)
+        if self._offset_index is not None:
+            self._offset_index.flush()
+        if self._time_index is not None:
+            self._time_index.flush()
+
+    def close(self, *, sync: bool = False) -> None:
+        """Write the final time-index entry, trim the indexes, close the files.
+
+        With `sync`, everything is fsynced first (a clean shutdown of the active segment,
+        whose last index changes happen here).
+        """
+        if self._max_timestamp is not None and self._time_index is not None:
+            self._time_index.maybe_append(
+                self._max_timestamp.timestamp_ms, self._max_timestamp.offset, skip_full_check=True
+            )
+        for index in (self._offset_index, self._time_index):
+            if index is not None:
+                index.trim_to_valid_size()
+        if sync:
+            self.flush()
+        if self._offset_index is not None:
+            self._offset_index.close()
+        if self._time_index is not None:
+            self._time_index.close()
+        self._close_fd()
+
+    def close_handlers(self) -> None:
+        """Close the files without writing anything (a simulated crash, a failed disk)."""
+        if self._offset_index is not None:
+            self._offset_index.close_handler()
+        if self._time_index is not None:
+            self._time_index.close_handler()
+        self._close_fd()
+
+    def _close_fd(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def delete(self) -> None:
+        """Close and remove the segment's files (indexes first, the `.log` last)."""
+        self.close_handlers()
+        for suffix in files.SEGMENT_FILE_SUFFIXES:
+            path = files.segment_file_path(self.dir, self.base_offset, suffix, self.extra_suffix)
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+    def change_suffix(self, new_extra_suffix: str) -> None:
+        """Rename the segment's files, e.g. from "" to ".deleted" or ".swap" to ""."""
+        old_extra_suffix = self.extra_suffix
+        for suffix in files.SEGMENT_FILE_SUFFIXES:
+            old = files.segment_file_path(self.dir, self.base_offset, suffix, old_extra_suffix)
+            new = files.segment_file_path(self.dir, self.base_offset, suffix, new_extra_suffix)
+            index = {files.INDEX_FILE_SUFFIX: self._offset_index, files.TIME_INDEX_FILE_SUFFIX: self._time_index}.get(suffix)
+            if index is not None:
+                index.rename_to(new)
+            elif old.exists():
+                os.replace(old, new)
+        self.extra_suffix = new_extra_suffix
+
+    def __repr__(self) -> str:
+        return f"LogSegment(base_offset={self.base_offset}, size_bytes={self._size_bytes}{', ' + self.extra_suffix if self.extra_suffix else ''})"
+
+
+class ChunkReader:
+    """Reads a file through one buffer of `chunk_bytes`, re-filled on a miss, so that
+    walking many small headers costs a few large preads instead of many small ones.
+    Lives for one scan; not thread-safe."""
+
+    def __init__(self, fd: int, end: int, chunk_bytes: int):
+        self._fd = fd
+        self._end = end
+        self._chunk_bytes = chunk_bytes
+        self._start = 0
+        self._buffer = memoryview(b"")
+
+    def view(self, position: int, size: int) -> memoryview:
+        offset = position - self._start
+        if offset < 0 or offset + size > len(self._buffer):
+            length = min(max(size, self._chunk_bytes), self._end - position)
+            self._buffer = memoryview(pread_exact(self._fd, position, length))
+            self._start, offset = position, 0
+            if size > len(self._buffer):
+                raise EOFError(f"wanted {size} bytes at position {position}, the file ends at {self._end}")
+        return self._buffer[offset : offset + size]
+
+
+def pread_exact(fd: int, position: int, size: int) -> bytes:
+    """`size` bytes at `position` (fewer only if the file is shorter)."""
+    data = os.pread(fd, size, position)
+    if len(data) == size or not data:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < size:
+        more = os.pread(fd, size - got, position + got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)

@@ -1,0 +1,109 @@
+"""LogConfig: Kafka's names and defaults, parsing from strings, and clear rejections."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.config import CONFIG_KEYS, LONG_MAX, LogConfig
+from storage.errors import InvalidConfig
+
+
+def test_kafka_defaults():
+    config = LogConfig()
+    assert config.segment_bytes == 1024**3
+    assert config.segment_ms == 7 * 24 * 3600 * 1000
+    assert config.segment_jitter_ms == 0
+    assert config.segment_index_bytes == 10 * 1024 * 1024
+    assert config.index_interval_bytes == 4096
+    assert config.flush_messages == config.flush_ms == LONG_MAX
+    assert config.message_timestamp_type == "CreateTime"
+    assert config.max_message_bytes == 1048588
+    assert config.retention_ms == 604800000 and config.retention_bytes == -1
+    assert config.cleanup_policy == ("delete",)
+    assert config.delete_retention_ms == 86400000
+    assert config.min_cleanable_dirty_ratio == 0.5
+    assert config.file_delete_delay_ms == 60000
+
+
+def test_every_field_has_a_kafka_name():
+    fields = {f for f in LogConfig.__dataclass_fields__}
+    assert {key.field for key in CONFIG_KEYS.values()} == fields
+
+
+def test_from_properties_parses_strings_and_typed_values():
+    config = LogConfig.from_properties(
+        {
+            "segment.bytes": " 1048576 ",
+            "segment.ms": 60000,
+            "cleanup.policy": "compact, delete",
+            "min.cleanable.dirty.ratio": "0.25",
+            "preallocate": "TRUE",
+            "message.timestamp.type": "LogAppendTime",
+            "leader.replication.throttled.replicas": "0:1,1:2",
+        }
+    )
+    assert config.segment_bytes == 1048576 and config.segment_ms == 60000
+    assert config.cleanup_policy == ("compact", "delete") and config.compact and config.delete
+    assert config.min_cleanable_dirty_ratio == 0.25 and config.preallocate is True
+    assert config.log_append_time
+    assert config.leader_replication_throttled_replicas == ("0:1", "1:2")
+
+
+def test_to_properties_round_trips():
+    config = LogConfig.from_properties({"cleanup.policy": "compact", "retention.ms": "-1", "flush.ms": "100"})
+    properties = config.to_properties()
+    assert properties["cleanup.policy"] == "compact" and properties["flush.ms"] == "100"
+    assert LogConfig.from_properties(properties) == config
+    assert set(properties) == set(CONFIG_KEYS)
+
+
+def test_overrides_keep_the_other_settings():
+    base = LogConfig(segment_bytes=5000)
+    changed = base.with_overrides({"retention.ms": "1000"})
+    assert (changed.segment_bytes, changed.retention_ms) == (5000, 1000)
+
+
+@pytest.mark.parametrize(
+    "name, value, fragment",
+    [
+        ("segment.byte", "1", "unknown topic config name"),
+        ("segment.bytes", "abc", "expected an integer"),
+        ("segment.bytes", "13", "at least 14"),
+        ("segment.bytes", str(2**31), "out of range"),
+        ("segment.ms", "0", "at least 1"),
+        ("index.interval.bytes", "-1", "at least 0"),
+        ("flush.messages", "0", "at least 1"),
+        ("retention.ms", "-2", "at least -1"),
+        ("cleanup.policy", "compact,forever", "must be one of"),
+        ("min.cleanable.dirty.ratio", "1.5", "between"),
+        ("message.timestamp.type", "NowTime", "must be one of"),
+        ("preallocate", "yes", "true or false"),
+        ("compression.type", "brotli", "must be one of"),
+        ("compression.gzip.level", "0", "-1"),
+        ("follower.replication.throttled.replicas", "x", "partition:brokerId"),
+    ],
+)
+def test_invalid_values_are_rejected_clearly(name, value, fragment):
+    with pytest.raises(InvalidConfig) as raised:
+        LogConfig.from_properties({name: value})
+    assert raised.value.name == name
+    assert fragment in str(raised.value)
+    assert isinstance(raised.value, ValueError)
+
+
+def test_direct_construction_validates_too():
+    with pytest.raises(InvalidConfig):
+        LogConfig(segment_bytes=0)
+    with pytest.raises(InvalidConfig):
+        LogConfig(min_compaction_lag_ms=10, max_compaction_lag_ms=5)
+    assert LogConfig(cleanup_policy=["compact"]).cleanup_policy == ("compact",)
+
+
+def test_derived_values():
+    import random
+
+    assert LogConfig(segment_ms=1000).max_segment_ms == 1000
+    assert LogConfig(segment_ms=1000, cleanup_policy=("compact",), max_compaction_lag_ms=300).max_segment_ms == 300
+    assert LogConfig().random_segment_jitter_ms(random.Random(1)) == 0
+    jitters = {LogConfig(segment_ms=100, segment_jitter_ms=1000).random_segment_jitter_ms(random.Random(s)) for s in range(50)}
+    assert all(0 <= j < 100 for j in jitters) and len(jitters) > 10

@@ -1,0 +1,218 @@
+"""OffsetIndex and TimeIndex against models: bisect over sorted lists, struct-parsed files."""
+
+from __future__ import annotations
+
+import bisect
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from storage.errors import CorruptIndex, SegmentOffsetOverflow
+from storage.offset_index import OffsetIndex, OffsetPosition
+from storage.time_index import TimeIndex, TimestampOffset
+from tests.storage.builders import read_offset_index, read_time_index
+
+BASE = 1000
+
+
+def offset_model(count: int, seed: int) -> tuple[list[int], list[int]]:
+    """Strictly increasing offsets (above BASE) and positions."""
+    rng = random.Random(seed)
+    offsets, positions = [], []
+    offset, position = BASE, 0
+    for _ in range(count):
+        offset += rng.randint(1, 50)
+        position += rng.randint(1, 5000)
+        offsets.append(offset)
+        positions.append(position)
+    return offsets, positions
+
+
+def model_lookup(offsets: list[int], positions: list[int], target: int) -> OffsetPosition:
+    slot = bisect.bisect_right(offsets, target) - 1
+    return OffsetPosition(BASE, 0) if slot < 0 else OffsetPosition(offsets[slot], positions[slot])
+
+
+# Up to 2500 entries: more than the 1024-entry warm section, so both search paths run.
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(0, 2500), seed=st.integers(0, 2**32), probes=st.lists(st.integers(0, 200_000), max_size=40))
+def test_offset_lookup_matches_bisect(count, seed, probes):
+    offsets, positions = offset_model(count, seed)
+    with tempfile.TemporaryDirectory() as d:
+        index = OffsetIndex(Path(d) / "x.index", BASE, 8 * (count + 1))
+        for offset, position in zip(offsets, positions):
+            index.append(offset, position)
+        targets = probes + offsets + [o - 1 for o in offsets] + [o + 1 for o in offsets[-5:]] + [BASE - 1, BASE]
+        for target in targets:
+            assert index.lookup(target) == model_lookup(offsets, positions, target), target
+        index.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(count=st.integers(0, 1500), seed=st.integers(0, 2**32), cut=st.integers(0, 80_000))
+def test_offset_truncate_to_matches_model(count, seed, cut):
+    offsets, positions = offset_model(count, seed)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.index"
+        index = OffsetIndex(path, BASE, 8 * (count + 1))
+        for offset, position in zip(offsets, positions):
+            index.append(offset, position)
+        target = BASE + cut % (offsets[-1] - BASE + 2) if offsets else BASE + cut
+        index.truncate_to(target)
+        kept = [(o, p) for o, p in zip(offsets, positions) if o < target]
+        assert list((e.offset, e.position) for e in index) == kept
+        assert index.last_offset == (kept[-1][0] if kept else BASE)
+        index.close()
+        assert read_offset_index(path, BASE) == kept
+
+
+def test_offset_index_preallocates_then_trims(tmp_path):
+    path = tmp_path / "00000000000000001000.index"
+    index = OffsetIndex(path, BASE, 100)  # rounded down to 96 bytes = 12 entries
+    assert path.stat().st_size == 96
+    assert index.max_entries == 12 and index.entries == 0
+    index.append(1005, 300)
+    index.append(1010, 700)
+    index.trim_to_valid_size()
+    assert path.stat().st_size == 16
+    assert index.is_full()
+    index.resize(96)
+    assert not index.is_full() and index.entries == 2
+    index.close()
+    assert read_offset_index(path, BASE) == [(1005, 300), (1010, 700)]
+    reopened = OffsetIndex(path, BASE, 96)
+    assert reopened.entries == 2 and reopened.last_offset == 1010
+    assert reopened.lookup(1007) == OffsetPosition(1005, 300)
+    reopened.close()
+
+
+@pytest.mark.parametrize("entries", [0, 1, 2, 7, 12])
+def test_zero_tail_of_a_crashed_preallocated_index_is_not_entries(tmp_path, entries):
+    path = tmp_path / "x.index"
+    index = OffsetIndex(path, BASE, 8 * 12)
+    for i in range(entries):
+        index.append(BASE + 10 * (i + 1), 100 * (i + 1))
+    index.close_handler()  # a crash: no trim
+    assert path.stat().st_size == 96
+    reopened = OffsetIndex(path, BASE, 8 * 12)
+    assert reopened.entries == entries
+    assert reopened.last_offset == BASE + 10 * entries
+
+
+def test_offset_index_append_rules(tmp_path):
+    index = OffsetIndex(tmp_path / "x.index", BASE, 16)
+    index.append(1001, 10)
+    with pytest.raises(ValueError):
+        index.append(1001, 20)  # not larger than the last offset
+    index.append(1002, 20)
+    with pytest.raises(ValueError):
+        index.append(1003, 30)  # full
+    assert not index.can_append_offset(BASE + 2**31)
+    assert index.can_append_offset(BASE + 2**31 - 1)
+    with pytest.raises(SegmentOffsetOverflow):
+        index.relative_offset(BASE - 1)
+    index.close()
+
+
+def test_offset_index_sanity_check(tmp_path):
+    path = tmp_path / "x.index"
+    index = OffsetIndex(path, BASE, 64)
+    index.append(1005, 500)
+    index.sanity_check(log_size_bytes=600)
+    with pytest.raises(CorruptIndex):
+        index.sanity_check(log_size_bytes=400)  # points past the end of the log
+    index.close()
+    with open(path, "ab") as f:
+        f.write(b"\x00\x01\x02")
+    with pytest.raises(CorruptIndex):
+        OffsetIndex(path, BASE, 64).sanity_check()
+
+
+# -- time index --
+
+
+def time_model(count: int, seed: int) -> tuple[list[int], list[int]]:
+    rng = random.Random(seed)
+    timestamps, offsets = [], []
+    ts, offset = 10_000, BASE
+    for _ in range(count):
+        ts += rng.randint(1, 1000)
+        offset += rng.randint(1, 30)
+        timestamps.append(ts)
+        offsets.append(offset)
+    return timestamps, offsets
+
+
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(0, 2000), seed=st.integers(0, 2**32), probes=st.lists(st.integers(0, 3_000_000), max_size=40))
+def test_time_lookup_matches_bisect(count, seed, probes):
+    timestamps, offsets = time_model(count, seed)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.timeindex"
+        index = TimeIndex(path, BASE, 12 * (count + 2))
+        for ts, offset in zip(timestamps, offsets):
+            index.maybe_append(ts, offset)
+        for target in probes + timestamps + [t - 1 for t in timestamps] + [0, 10_000]:
+            slot = bisect.bisect_right(timestamps, target) - 1
+            expected = TimestampOffset(-1, BASE) if slot < 0 else TimestampOffset(timestamps[slot], offsets[slot])
+            assert index.lookup(target) == expected
+        index.close()
+        assert read_time_index(path, BASE) == list(zip(timestamps, offsets))
+
+
+def test_time_index_appends_only_growing_timestamps(tmp_path):
+    index = TimeIndex(tmp_path / "x.timeindex", BASE, 12 * 10)
+    index.maybe_append(500, 1001)
+    index.maybe_append(500, 1003)  # same timestamp: ignored
+    index.maybe_append(700, 1004)
+    assert [(e.timestamp_ms, e.offset) for e in index] == [(500, 1001), (700, 1004)]
+    with pytest.raises(ValueError):
+        index.maybe_append(800, 1002)  # offset going back
+    with pytest.raises(ValueError):
+        index.maybe_append(600, 1005)  # timestamp going back
+    assert index.last_entry() == TimestampOffset(700, 1004)
+    index.close()
+
+
+def test_time_index_reserves_a_slot_for_the_final_entry(tmp_path):
+    index = TimeIndex(tmp_path / "x.timeindex", BASE, 12 * 3)
+    index.maybe_append(1, 1001)
+    index.maybe_append(2, 1002)
+    assert index.is_full()
+    with pytest.raises(ValueError):
+        index.maybe_append(3, 1003)
+    index.maybe_append(3, 1003, skip_full_check=True)
+    assert index.entries == 3
+    index.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(count=st.integers(0, 600), seed=st.integers(0, 2**32), cut=st.integers(0, 20_000))
+def test_time_truncate_to_matches_model(count, seed, cut):
+    timestamps, offsets = time_model(count, seed)
+    with tempfile.TemporaryDirectory() as d:
+        index = TimeIndex(Path(d) / "x.timeindex", BASE, 12 * (count + 2))
+        for ts, offset in zip(timestamps, offsets):
+            index.maybe_append(ts, offset)
+        target = BASE + cut
+        index.truncate_to(target)
+        kept = [(t, o) for t, o in zip(timestamps, offsets) if o < target]
+        assert [(e.timestamp_ms, e.offset) for e in index] == kept
+        assert index.last_entry() == (TimestampOffset(*kept[-1]) if kept else TimestampOffset(-1, BASE))
+        index.close()
+
+
+def test_read_only_index_does_not_create_files(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        OffsetIndex(tmp_path / "missing.index", 0, 80, writable=False)
+    writer = OffsetIndex(tmp_path / "x.index", 0, 80)
+    writer.append(5, 100)
+    writer.close()
+    reader = OffsetIndex(tmp_path / "x.index", 0, 80, writable=False)
+    assert list(reader) == [OffsetPosition(5, 100)]
+    reader.close()
+    assert (tmp_path / "x.index").stat().st_size == 8

@@ -1,0 +1,554 @@
+"""Log against a plain list of batches: a Hypothesis state machine (Redpanda's opfuzz idea).
+
+Theory of operation
+-------------------
+The model is the list of batches the log should hold, each with the offsets it was given
+and its bytes exactly as they should sit in the `.log` file (the produced bytes with the
+base offset, and the leader epoch when one was given, stamped in). Offsets are contiguous
+from `physical_start` (the first segment's base offset) to `next_offset` (the log end
+offset); `log_start_offset` may lie anywhere in between, even inside a batch.
+
+Rules (one step each):
+
+| rule                 | the log does                               | the model does                      |
+| -------------------- | ------------------------------------------ | ----------------------------------- |
+| append               | `append` 1-3 batches, some compressed      | adds them with the next offsets     |
+| read                 | `read(offset, max_bytes)` at a random      | checks the bytes, batch by batch,   |
+|                      | offset, in range or not                    | and the records of the first one    |
+| offset_for_timestamp | `offset_for_timestamp(T)`                  | brute-force scan of its records     |
+| roll                 | `roll`                                     | nothing                             |
+| flush / checkpoint   | `flush`; remember the recovery point as    | nothing                             |
+|                      | the manager's checkpoint would             |                                     |
+| truncate_to          | `truncate_to(offset)`                      | drops the batch holding it and all  |
+|                      |                                            | after; below the first segment:     |
+|                      |                                            | starts empty at that offset         |
+| advance / delete     | `advance_log_start_offset`,                | moves log_start_offset; forgets the |
+|                      | `delete_segments_below`                    | batches of deleted segments         |
+| close_and_reopen     | `close`, maybe delete a segment's index    | nothing                             |
+|                      | files, `open(had_clean_shutdown=True)`     |                                     |
+| kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch that ends at or   |
+|                      | flush, no trim, no marker); cut the active | before the cut; if the log end then |
+|                      | `.log` at a random byte, maybe add zeros;  | falls below log_start_offset, the   |
+|                      | maybe damage index files; open unclean     | log starts empty there              |
+
+After every step the invariants hold: log start / end offsets match; every batch at or
+after the log start offset reads back whole from its first and its last offset (and from
+the log start offset); reads just outside the range raise OffsetOutOfRange carrying the
+range; each segment's size is the sum of the model batches it covers; the `.log` files on
+disk are exactly the live segments (plus `.deleted` ones awaiting removal); and
+offset_for_timestamp agrees with a brute-force scan for a few timestamps.
+
+The configs are tiny (segments of a few KiB, an index entry every 0-512 bytes, indexes of
+a few entries, `segment.ms` of a few seconds of record time) so that rolls of every kind
+and index entries happen within a few steps.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, event, settings
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+)
+
+from protocol.records import (
+    Compression,
+    build_batch,
+    iter_batch_headers,
+    iter_records,
+    stamp_base_offset,
+    stamp_partition_leader_epoch,
+)
+from storage import files
+from storage.config import LogConfig
+from storage.errors import OffsetOutOfRange, RecordBatchTooLarge
+from storage.log import Log
+from storage.time_index import TimestampOffset
+
+BASE_TIME_MS = 1_700_000_000_000
+TIME_SPAN_MS = 10_000
+
+CONFIGS = [
+    # Small segments, an index entry every 256 bytes, deletes at once.
+    LogConfig(segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096, file_delete_delay_ms=0),
+    # An index entry after every batch and room for 8 offset / 5 time entries: rolls on a full index.
+    LogConfig(segment_bytes=6144, index_interval_bytes=0, segment_index_bytes=64, file_delete_delay_ms=0),
+    # Rolls by record time (segment.ms with jitter); deleted segments linger as `.deleted`.
+    LogConfig(
+        segment_bytes=8192, index_interval_bytes=512, segment_index_bytes=1024,
+        segment_ms=3000, segment_jitter_ms=1000, file_delete_delay_ms=60_000,
+    ),
+]
+
+COMPRESSIONS = [Compression.NONE, Compression.NONE, Compression.GZIP, Compression.SNAPPY, Compression.LZ4, Compression.ZSTD]
+
+
+# ---------------------------------------------------------------------------------------
+# Batches: drawn as small specs, built deterministically, so that shrinking stays simple.
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    records: int
+    value_bytes: int
+    random_values: bool
+    keyed: bool
+    with_headers: bool
+    compression: Compression
+    base_timestamp_ms: int
+    timestamp_deltas_ms: tuple[int, ...]
+    seed: int
+
+    def rows(self) -> list[tuple[bytes | None, bytes, tuple, int]]:
+        """(key, value, headers, timestamp) of each record."""
+        rng = random.Random(self.seed)
+        rows = []
+        for i in range(self.records):
+            key = b"key-%d" % (i % 3) if self.keyed else None
+            if self.random_values:
+                value = rng.randbytes(self.value_bytes)
+            else:
+                value = (b"v%d.%d;" % (self.seed, i) * (self.value_bytes // 4 + 1))[: self.value_bytes]
+            headers = (("h", b"%d" % i), ("null", None)) if self.with_headers and i % 2 == 0 else ()
+            timestamp = self.base_timestamp_ms + self.timestamp_deltas_ms[i]
+            rows.append((key, value, headers, timestamp))
+        return rows
+
+
+@st.composite
+def batch_specs(draw) -> BatchSpec:
+    value_bytes = draw(st.sampled_from([0, 7, 40, 150, 1200]))
+    records = draw(st.integers(1, max(1, 1600 // (value_bytes + 24))))
+    base = BASE_TIME_MS + draw(st.integers(0, TIME_SPAN_MS))
+    deltas = draw(st.lists(st.integers(-400, 400), min_size=records, max_size=records))
+    return BatchSpec(
+        records=records,
+        value_bytes=value_bytes,
+        random_values=draw(st.booleans()),
+        keyed=draw(st.booleans()),
+        with_headers=draw(st.booleans()),
+        compression=draw(st.sampled_from(COMPRESSIONS)),
+        base_timestamp_ms=base,
+        timestamp_deltas_ms=tuple(deltas),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple
+
+
+@dataclass(frozen=True)
+class ModelBatch:
+    base_offset: int
+    last_offset: int
+    data: bytes  # exactly as it should be in the .log file
+    records: tuple[ModelRecord, ...]
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.data)
+
+    @property
+    def next_offset(self) -> int:
+        return self.last_offset + 1
+
+
+# ---------------------------------------------------------------------------------------
+
+
+class LogStateMachine(RuleBasedStateMachine):
+    def __init__(self):
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="pylog-log-sm-"))
+        self.dir = self.tmp / "topic-0"
+        self.now_ms = BASE_TIME_MS
+        self.log: Log | None = None
+        self.config: LogConfig | None = None
+        self.rng = random.Random(0)
+        # The model.
+        self.batches: list[ModelBatch] = []
+        self.next_offset = 0
+        self.log_start_offset = 0
+        self.physical_start = 0
+        # What the manager's recovery-point checkpoint would hold.
+        self.checkpointed_recovery_point = 0
+        self.steps = 0
+
+    # -- helpers --
+
+    def tick(self) -> int:
+        self.now_ms += 1000
+        self.steps += 1
+        return self.now_ms
+
+    def open(self, *, had_clean_shutdown: bool, recovery_point: int) -> Log:
+        self.log = Log.open(
+            self.dir, self.config, now_ms=self.tick(), log_start_offset=self.log_start_offset,
+            recovery_point=recovery_point, had_clean_shutdown=had_clean_shutdown, rng=self.rng,
+        )
+        return self.log
+
+    def visible_batches(self) -> list[ModelBatch]:
+        return [b for b in self.batches if b.last_offset >= self.log_start_offset]
+
+    def batch_index_holding(self, offset: int) -> int:
+        for i, batch in enumerate(self.batches):
+            if batch.base_offset <= offset <= batch.last_offset:
+                return i
+        raise AssertionError(f"model: no batch holds offset {offset}")
+
+    def forget_batches_below(self, offset: int) -> None:
+        self.batches = [b for b in self.batches if b.base_offset >= offset]
+        self.physical_start = offset
+
+    def segment_bases(self) -> list[int]:
+        return [segment.base_offset for segment in self.log.segments]
+
+    # -- setup --
+
+    @initialize(config=st.sampled_from(CONFIGS))
+    def start(self, config):
+        self.config = config
+        self.open(had_clean_shutdown=False, recovery_point=0)
+        assert (self.log.log_start_offset, self.log.log_end_offset) == (0, 0)
+
+    def teardown(self):
+        if self.log is not None and not self.log.closed:
+            self.log.close_handlers()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- rules --
+
+    @rule(
+        specs=st.lists(batch_specs(), min_size=1, max_size=3),
+        writable=st.booleans(),
+        leader_epoch=st.none() | st.integers(0, 7),
+    )
+    def append(self, specs, writable, leader_epoch):
+        built = [build_batch(spec.rows(), compression=spec.compression) for spec in specs]
+        produced = b"".join(built)
+        buffer = bytearray(produced) if writable else produced
+        now_ms = self.tick()
+        if len(produced) > self.config.segment_bytes:
+            with pytest.raises(RecordBatchTooLarge):
+                self.log.append(buffer, now_ms=now_ms, leader_epoch=leader_epoch)
+            return
+        info = self.log.append(buffer, now_ms=now_ms, leader_epoch=leader_epoch)
+
+        first_offset = self.next_offset
+        for spec, data in zip(specs, built):
+            stamped = bytearray(data)
+            stamp_base_offset(stamped, 0, self.next_offset)
+            if leader_epoch is not None:
+                stamp_partition_leader_epoch(stamped, 0, leader_epoch)
+            records = tuple(
+                ModelRecord(self.next_offset + i, ts, key, value, tuple(headers))
+                for i, (key, value, headers, ts) in enumerate(spec.rows())
+            )
+            self.batches.append(ModelBatch(self.next_offset, self.next_offset + spec.records - 1, bytes(stamped), records))
+            self.next_offset += spec.records
+        assert (info.first_offset, info.last_offset) == (first_offset, self.next_offset - 1)
+        assert info.batch_count == len(specs)
+        assert info.record_count == sum(spec.records for spec in specs)
+        assert info.size_bytes == len(produced)
+        assert info.log_end_offset == self.next_offset
+        event(f"segments after an append: {min(self.log.num_segments, 5)}{'+' if self.log.num_segments >= 5 else ''}")
+        if writable:  # stamped in place
+            assert bytes(buffer) == b"".join(b.data for b in self.batches[-len(specs):])
+
+    @rule(pick=st.integers(0, 2**20), max_bytes=st.sampled_from([0, 1, 100, 700, 3000, 1 << 20]))
+    def read(self, pick, max_bytes):
+        lo, hi = self.log_start_offset - 2, self.next_offset + 2
+        self.check_read(lo + pick % (hi - lo + 1), max_bytes)
+
+    @rule(pick=st.integers(0, 2**20))
+    def offset_for_timestamp(self, pick):
+        span = TIME_SPAN_MS + 1000
+        self.check_offset_for_timestamp(BASE_TIME_MS - 500 + pick % (span + 1))
+
+    @rule()
+    def roll(self):
+        segment = self.log.roll(now_ms=self.tick())
+        assert segment.base_offset == self.next_offset
+        assert self.log.active_segment is segment
+        assert self.log.recovery_point == self.next_offset
+
+    @rule(checkpoint_only=st.booleans())
+    def flush_or_checkpoint(self, checkpoint_only):
+        if not checkpoint_only:
+            self.log.flush(now_ms=self.tick())
+            assert self.log.recovery_point == self.next_offset
+        self.checkpointed_recovery_point = self.log.recovery_point
+
+    @rule(pick=st.integers(0, 2**20))
+    def truncate_to(self, pick):
+        lo, hi = max(0, self.physical_start - 2), self.next_offset + 2
+        offset = lo + pick % (hi - lo + 1)
+        changed = self.log.truncate_to(offset, now_ms=self.tick())
+        if offset >= self.next_offset:
+            assert changed is False
+            return
+        assert changed is True
+        if offset < self.physical_start:
+            # Below the first segment: the log starts afresh, empty, at `offset`.
+            self.batches = []
+            self.next_offset = self.log_start_offset = self.physical_start = offset
+            return
+        index = self.batch_index_holding(offset)
+        self.next_offset = self.batches[index].base_offset
+        del self.batches[index:]
+        self.log_start_offset = min(self.log_start_offset, self.next_offset)
+
+    @rule(pick=st.integers(0, 2**20), delete=st.booleans())
+    def advance_log_start_offset(self, pick, delete):
+        lo, hi = self.log_start_offset - 2, self.next_offset + 2
+        offset = max(0, lo + pick % (hi - lo + 1))
+        bases = self.segment_bases()
+        call = self.log.delete_segments_below if delete else self.log.advance_log_start_offset
+        kwargs = {"now_ms": self.tick()} if delete else {}
+        if offset > self.next_offset:
+            with pytest.raises(OffsetOutOfRange) as raised:
+                call(offset, **kwargs)
+            assert (raised.value.log_start_offset, raised.value.log_end_offset) == (self.log_start_offset, self.next_offset)
+            assert self.segment_bases() == bases
+            return
+        result = call(offset, **kwargs)
+        moved = offset > self.log_start_offset
+        self.log_start_offset = max(self.log_start_offset, offset)
+        if not delete:
+            assert result is moved
+            return
+        # Every segment wholly below the log start offset goes; the one holding it stays.
+        keep_from = max(base for base in bases if base <= self.log_start_offset)
+        assert result == sum(1 for base in bases if base < keep_from)
+        assert self.segment_bases() == [base for base in bases if base >= keep_from]
+        self.forget_batches_below(keep_from)
+
+    @rule(damage=st.sampled_from(["none", "none", "delete_index", "delete_timeindex", "delete_both"]), pick=st.integers(0, 2**20))
+    def close_and_reopen(self, damage, pick):
+        self.log.close()
+        recovery_point = self.log.recovery_point
+        assert recovery_point == self.next_offset
+        bases = self.segment_bases()
+        if damage != "none":
+            base = bases[pick % len(bases)]
+            if damage in ("delete_index", "delete_both"):
+                files.offset_index_file_path(self.dir, base).unlink()
+            if damage in ("delete_timeindex", "delete_both"):
+                files.time_index_file_path(self.dir, base).unlink()
+        self.checkpointed_recovery_point = recovery_point
+        log = self.open(had_clean_shutdown=True, recovery_point=recovery_point)
+        report = log.recovery_report
+        assert report.bytes_truncated == 0 and report.segments_deleted == 0, report
+        assert report.index_rebuilds == (0 if damage == "none" else 1), report
+        assert self.segment_bases() == bases
+        assert log.recovery_point == self.next_offset
+
+    @rule(
+        cut=st.integers(0, 10_000),
+        zeros=st.sampled_from([0, 0, 1, 60, 700]),
+        active_index_damage=st.sampled_from(["none", "none", "delete_index", "delete_timeindex", "truncate_index", "truncate_timeindex"]),
+        delete_older_indexes=st.booleans(),
+        recovery_point_from=st.sampled_from(["log", "checkpoint", "zero"]),
+        pick=st.integers(0, 2**20),
+    )
+    def kill_and_reopen(self, cut, zeros, active_index_damage, delete_older_indexes, recovery_point_from, pick):
+        log = self.log
+        active = log.active_segment
+        base, size = active.base_offset, active.size_bytes
+        recovery_point = {
+            "log": log.recovery_point, "checkpoint": self.checkpointed_recovery_point, "zero": 0,
+        }[recovery_point_from]
+        recovery_point = min(recovery_point, log.recovery_point)
+        older = [segment.base_offset for segment in log.segments[:-1]]
+
+        # The crash: no flush, no index trimming, no clean-shutdown marker...
+        log.close_handlers()
+        self.log = None
+        # ...and the page cache lost everything after byte `cut` of the active segment
+        # (possibly after the file system had already extended it with zeros).
+        position = cut * size // 10_000
+        log_path = files.log_file_path(self.dir, base)
+        os.truncate(log_path, position)
+        if zeros:
+            with open(log_path, "ab") as f:
+                f.write(bytes(zeros))
+        for suffix_path, kind in (
+            (files.offset_index_file_path(self.dir, base), "index"),
+            (files.time_index_file_path(self.dir, base), "timeindex"),
+        ):
+            if active_index_damage == f"delete_{kind}":
+                suffix_path.unlink(missing_ok=True)
+            elif active_index_damage == f"truncate_{kind}" and suffix_path.exists():
+                length = suffix_path.stat().st_size
+                os.truncate(suffix_path, pick % (length + 1))
+        if delete_older_indexes and older:
+            doomed = older[pick % len(older)]
+            files.offset_index_file_path(self.dir, doomed).unlink(missing_ok=True)
+            files.time_index_file_path(self.dir, doomed).unlink(missing_ok=True)
+
+        # The model: batches of the active segment that end at or before the cut survive.
+        kept = [b for b in self.batches if b.base_offset < base]
+        end = 0
+        for batch in (b for b in self.batches if b.base_offset >= base):
+            if end + batch.size_bytes > position:
+                break
+            kept.append(batch)
+            end += batch.size_bytes
+        expected_truncated_bytes = position + zeros - end
+        self.batches = kept
+        self.next_offset = kept[-1].next_offset if kept and kept[-1].base_offset >= base else base
+        if self.next_offset < self.log_start_offset:
+            # Nothing at or after the log start offset survived: the log starts empty there.
+            self.batches = []
+            self.next_offset = self.physical_start = self.log_start_offset
+
+        log = self.open(had_clean_shutdown=False, recovery_point=recovery_point)
+        report = log.recovery_report
+        event("kill: torn tail dropped" if expected_truncated_bytes else "kill: cut at a batch boundary")
+        assert report.bytes_truncated == expected_truncated_bytes, report
+        assert (report.batches_dropped > 0) == (expected_truncated_bytes > 0), report
+        assert log.recovery_point <= log.log_end_offset
+        self.checkpointed_recovery_point = min(self.checkpointed_recovery_point, log.recovery_point)
+
+    # -- checks --
+
+    def check_read(self, offset: int, max_bytes: int) -> None:
+        log = self.log
+        if not self.log_start_offset <= offset <= self.next_offset:
+            with pytest.raises(OffsetOutOfRange) as raised:
+                log.read(offset, max_bytes)
+            error = raised.value
+            assert (error.offset, error.log_start_offset, error.log_end_offset) == (
+                offset, self.log_start_offset, self.next_offset,
+            )
+            return
+        result = log.read(offset, max_bytes)
+        if offset == self.next_offset:
+            assert result.size_bytes == 0
+            return
+        data = result.read_bytes()
+        assert len(data) == result.size_bytes
+        index = self.batch_index_holding(offset)
+        first = self.batches[index]
+        # At least the batch holding the offset (min_one_batch); otherwise at most max_bytes.
+        assert len(data) == first.size_bytes if max_bytes < first.size_bytes else len(data) <= max_bytes
+        headers = list(iter_batch_headers(data))
+        assert headers, f"read at {offset} returned no whole batch"
+        covered = 0
+        for k, (position, header) in enumerate(headers):
+            expected = self.batches[index + k]
+            assert position == covered
+            assert header.base_offset == expected.base_offset
+            assert data[position : position + header.size_bytes] == expected.data, (
+                f"batch {expected.base_offset} read at {offset} differs from what was appended"
+            )
+            covered += header.size_bytes
+        following = index + len(headers)
+        if covered < len(data):
+            # A batch cut by max_bytes, as Kafka does: the bytes are its prefix.
+            assert len(data) == max_bytes
+            assert data[covered:] == self.batches[following].data[: len(data) - covered]
+        elif len(data) < max_bytes and following < len(self.batches):
+            # A short read ends at a segment boundary only.
+            assert self.batches[following].base_offset in self.segment_bases(), (
+                f"read at {offset} stopped at offset {self.batches[following].base_offset}, "
+                "which does not start a segment"
+            )
+        got = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in iter_records(data, 0)]
+        want = [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in first.records]
+        assert got == want
+
+    def check_offset_for_timestamp(self, timestamp_ms: int) -> None:
+        expected = None
+        for batch in self.visible_batches():
+            for record in batch.records:
+                if record.offset >= self.log_start_offset and record.timestamp >= timestamp_ms:
+                    expected = TimestampOffset(record.timestamp, record.offset)
+                    break
+            if expected is not None:
+                break
+        assert self.log.offset_for_timestamp(timestamp_ms) == expected, f"timestamp {timestamp_ms}"
+
+    # -- invariants --
+
+    @invariant()
+    def offsets_match_the_model(self):
+        if self.log is None:
+            return
+        log = self.log
+        assert (log.log_start_offset, log.log_end_offset) == (self.log_start_offset, self.next_offset)
+        assert log.recovery_point <= log.log_end_offset
+        # The model's own invariant: contiguous offsets from the first segment's base.
+        expected_next = self.physical_start
+        for batch in self.batches:
+            assert batch.base_offset == expected_next
+            expected_next = batch.next_offset
+        assert expected_next == self.next_offset
+        assert self.physical_start <= self.log_start_offset <= self.next_offset
+
+    @invariant()
+    def segments_hold_the_model_batches(self):
+        if self.log is None:
+            return
+        segments = self.log.segments
+        assert segments[0].base_offset == self.physical_start
+        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
+        for segment, bound in zip(segments, bounds):
+            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
+            if inside:
+                assert inside[0].base_offset == segment.base_offset, f"{segment} starts inside a batch"
+            assert segment.size_bytes == sum(b.size_bytes for b in inside), segment
+        live = {s.log_path.name for s in segments}
+        on_disk = {p.name for p in self.dir.iterdir() if p.name.endswith(files.LOG_FILE_SUFFIX)}
+        assert on_disk == live
+
+    @invariant()
+    def every_batch_reads_back(self):
+        if self.log is None:
+            return
+        for batch in self.visible_batches():
+            for offset in {max(batch.base_offset, self.log_start_offset), batch.last_offset}:
+                self.check_read(offset, 1)
+        for offset in (self.log_start_offset - 1, self.next_offset, self.next_offset + 1):
+            if offset >= 0:
+                self.check_read(offset, 1)
+
+    @invariant()
+    def offsets_for_timestamps_match_a_scan(self):
+        if self.log is None:
+            return
+        timestamps = [r.timestamp for b in self.visible_batches() for r in b.records]
+        probes = {BASE_TIME_MS - 1000, BASE_TIME_MS + TIME_SPAN_MS + 1000}
+        if timestamps:
+            probes |= {min(timestamps), max(timestamps), max(timestamps) + 1}
+            rng = random.Random(self.steps)
+            probes |= set(rng.sample(timestamps, min(3, len(timestamps))))
+        for timestamp_ms in sorted(probes):
+            self.check_offset_for_timestamp(timestamp_ms)
+
+
+LogStateMachine.TestCase.settings = settings(
+    max_examples=60,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+TestLogStateMachine = LogStateMachine.TestCase

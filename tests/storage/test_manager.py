@@ -1,0 +1,109 @@
+"""LogManager: partition directories, checkpoints, the clean-shutdown marker."""
+
+from __future__ import annotations
+
+import json
+
+from storage.config import LogConfig
+from storage.manager import LogManager
+from tests.storage.builders import Clock, make_batch, small_config
+
+
+def fill(manager: LogManager, clock: Clock) -> None:
+    for topic, partition, batches in (("orders", 0, 30), ("orders", 1, 5), ("my-topic", 0, 12)):
+        log = manager.get_or_create_log(topic, partition, now_ms=clock.now_ms)
+        for i in range(batches):
+            log.append(make_batch(2, tag=i), now_ms=clock.advance(1))
+
+
+def test_clean_shutdown_and_restart(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    assert not manager.had_clean_shutdown
+    fill(manager, clock)
+    manager.get_log("orders", 0).delete_segments_below(7)
+    manager.close(broker_epoch=12)
+    assert json.loads((tmp_path / ".kafka_cleanshutdown").read_text()) == {"version": 0, "brokerEpoch": 12}
+    assert (tmp_path / "recovery-point-offset-checkpoint").read_text() == (
+        "0\n3\nmy-topic 0 24\norders 0 60\norders 1 10\n"
+    )
+    # Only logs whose start is past their first segment's base are listed (Kafka's rule).
+    start_offsets = (tmp_path / "log-start-offset-checkpoint").read_text()
+    assert start_offsets == "0\n1\norders 0 7\n"
+
+    restarted = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    assert restarted.had_clean_shutdown
+    assert not (tmp_path / ".kafka_cleanshutdown").exists()  # a crash from now on is unclean
+    assert sorted(restarted.logs) == [("my-topic", 0), ("orders", 0), ("orders", 1)]
+    orders = restarted.get_log("orders", 0)
+    assert (orders.log_start_offset, orders.log_end_offset, orders.recovery_point) == (7, 60, 60)
+    assert orders.recovery_report.segments_recovered == 0
+    restarted.close()
+
+
+def test_unclean_restart_recovers_from_the_checkpointed_recovery_point(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    fill(manager, clock)
+    manager.write_checkpoints()
+    manager.get_log("orders", 0).append(make_batch(3), now_ms=clock.now_ms)
+    manager.close_handlers()  # crash: no marker, no final checkpoints
+    restarted = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    assert not restarted.had_clean_shutdown
+    orders = restarted.get_log("orders", 0)
+    assert orders.log_end_offset == 63
+    assert orders.recovery_report.segments_recovered >= 1
+    restarted.close()
+
+
+def test_delete_log_and_leftover_delete_directories(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    fill(manager, clock)
+    assert manager.delete_log("orders", 1)
+    assert not manager.delete_log("orders", 1)
+    assert not (tmp_path / "orders-1").exists()
+    assert manager.get_log("orders", 1) is None
+    (tmp_path / "gone-0.abc123-delete").mkdir()
+    (tmp_path / "gone-0.abc123-delete" / "00000000000000000000.log").write_bytes(b"")
+    (tmp_path / "not a partition").mkdir()
+    manager.close()
+    restarted = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    assert not (tmp_path / "gone-0.abc123-delete").exists()
+    assert sorted(restarted.logs) == [("my-topic", 0), ("orders", 0)]
+    restarted.close()
+
+
+def test_topic_configs(tmp_path):
+    clock = Clock()
+    compacted = LogConfig(cleanup_policy=("compact",), segment_bytes=2048)
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, topic_configs={"state": compacted})
+    assert manager.get_or_create_log("state", 0, now_ms=0).config is compacted
+    plain = manager.get_or_create_log("plain", 0, now_ms=0)
+    assert plain.config == small_config()
+    changed = small_config(segment_bytes=999)
+    manager.set_topic_config("plain", changed)
+    assert plain.config is changed
+    manager.close()
+
+
+def test_corrupt_checkpoint_means_full_recovery(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    fill(manager, clock)
+    manager.close_handlers()
+    (tmp_path / "recovery-point-offset-checkpoint").write_text("garbage")
+    restarted = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    orders = restarted.get_log("orders", 0)
+    assert orders.recovery_report.segments_recovered == orders.num_segments
+    assert orders.log_end_offset == 60
+    restarted.close()
+
+
+def test_flush_dirty_logs(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(flush_ms=100, segment_bytes=1 << 20), now_ms=clock.now_ms)
+    fill(manager, clock)
+    assert manager.flush_dirty_logs(clock.advance(100)) == 3
+    assert all(log.unflushed_messages == 0 for log in manager.logs.values())
+    manager.close()
