@@ -75,11 +75,17 @@ def _read_unsigned(buf, pos: int, max_bytes: int) -> tuple[int, int]:
             pos += 1
             result |= (b & 0x7F) << shift
             if b < 0x80:
+                if result >> _VALUE_BITS[max_bytes]:
+                    raise InvalidVarint(f"varint of {max_bytes} bytes at most overflows "
+                                        f"{_VALUE_BITS[max_bytes]} bits")
                 return result, pos
             shift += 7
     except IndexError:
         raise BufferUnderflow("input ends inside a varint") from None
     raise InvalidVarint(f"varint longer than {max_bytes} bytes")
+
+
+_VALUE_BITS = {5: 32, 10: 64}
 
 
 def read_varint(buf, pos: int) -> tuple[int, int]:
