@@ -99,6 +99,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from protocol.compression import Compression, compress, decompress
 from protocol.crc32c import crc32c
@@ -200,9 +201,12 @@ class ControlType(IntEnum):
     KRAFT_VOTERS = 6
 
 
-@dataclass(frozen=True, slots=True)
-class BatchHeader:
-    """The 61-byte header of a magic-2 record batch, as read (no validation implied)."""
+class BatchHeader(NamedTuple):
+    """The 61-byte header of a magic-2 record batch, as read (no validation implied).
+
+    A NamedTuple rather than a dataclass because one is built for every produced batch:
+    it is made straight from `struct.unpack_from`'s tuple at a fifth of the cost.
+    """
 
     base_offset: int
     batch_length: int
@@ -284,6 +288,8 @@ class Record:
 # ---------------------------------------------------------------------------------------
 # Reading and checking headers
 
+_make_header = BatchHeader._make
+
 
 def read_batch_header(buf, position: int = 0) -> BatchHeader:
     """Parse the 61 header bytes at `position`. Checks nothing; BufferUnderflow if short."""
@@ -292,7 +298,7 @@ def read_batch_header(buf, position: int = 0) -> BatchHeader:
     except struct.error:
         raise BufferUnderflow(f"a batch header needs {BATCH_HEADER_SIZE} bytes at position "
                               f"{position}; the buffer has {len(buf) - position}") from None
-    return BatchHeader(*fields)
+    return _make_header(fields)
 
 
 def check_magic(buf, position: int = 0) -> None:
@@ -318,7 +324,7 @@ def validate_batch(buf, position: int = 0) -> BatchHeader:
     is known and an uncompressed batch has room for records_count records (InvalidRecord).
     Records are not parsed. The batch may be followed by more bytes (the next batch).
     """
-    return BatchHeader(*_checked_header_fields(buf, position, True))
+    return _make_header(_checked_header_fields(buf, position, True))
 
 
 def _checked_header_fields(buf, position: int, verify_crc: bool) -> tuple:
@@ -465,7 +471,7 @@ def iter_records(buf, position: int = 0, *,
     for that). Malformed records raise InvalidRecord, bad lengths or compressed data
     CorruptRecord. On an mmap, a view of it is held until the iterator is finished.
     """
-    header = BatchHeader(*_checked_header_fields(buf, position, False))
+    header = _make_header(_checked_header_fields(buf, position, False))
     records_area = memoryview(buf)[position + RECORDS_POSITION:position + header.size_bytes]
     codec = header.compression
     if codec is Compression.NONE:
