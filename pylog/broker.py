@@ -1,22 +1,55 @@
-"""The broker process: configuration, the served APIs, the listening socket.
+"""The broker: configuration, metadata, partitions, the served APIs, the listening socket.
 
-Work in progress (issue 4): today the broker answers ApiVersions only; Metadata,
-Produce, Fetch and the rest are added API by API as their handlers land. What is
-here is the frame: `Broker.start()` binds the listener (port 0 picks a free port) and
-`Broker.stop()` closes it.
+    Broker(config)
+      ├── ClusterMetadata   cluster id, topics (id, partition count, config overrides)
+      ├── LogManager        storage: every partition log of log.dirs
+      ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
+      ├── DataWaiters       long-poll fetches parked until an append
+      └── Dispatcher        API key -> handler, with the advertised version ranges
+
+Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
+stop), binds the listener (port 0 picks a free port) and starts housekeeping; `await
+stop()` stops accepting, lets answered requests finish, flushes and checkpoints every
+log and writes the clean-shutdown marker.
+
+Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
+recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
+
+Everything runs on one asyncio event loop: handlers call into partitions and storage
+directly, so the loop serializes access to each log (storage is not thread-safe).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
+from protocol.error_codes import ErrorCode
+from storage.config import LogConfig
+from storage.manager import LogManager
+
+from pylog.clock import now_ms
 from pylog.config import BrokerConfig
+from pylog.delayed import DataWaiters
 from pylog.dispatch import Api, Dispatcher
-from pylog.handlers import api_versions
+from pylog.errors import BrokerError
+from pylog.handlers import (
+    api_versions,
+    fetch,
+    init_producer_id,
+    list_offsets,
+    metadata as metadata_handler,
+    offset_for_leader_epoch,
+    produce,
+)
+from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
+from pylog.partition import Partition
 from pylog.server import start_server
 
 log = logging.getLogger("pylog.broker")
+
+CHECKPOINT_INTERVAL_MS = 60_000
 
 
 class Broker:
@@ -24,21 +57,151 @@ class Broker:
 
     def __init__(self, config: BrokerConfig):
         self.config = config
-        self.dispatcher = Dispatcher([])
-        self.dispatcher.apis[18] = Api(18, 0, 3, api_versions.make_handler(self.dispatcher))
+        self.node_id = config.node_id
+        self.waiters = DataWaiters()
+        self.partitions: dict[tuple[str, int], Partition] = {}
+        self.metadata: ClusterMetadata | None = None
+        self.log_manager: LogManager | None = None
         self.server: asyncio.Server | None = None
         self.host = ""
         self.port = 0
+        self._housekeeping: asyncio.Task | None = None
+        self.dispatcher = Dispatcher([])
+        for api in self._apis():
+            self.dispatcher.apis[api.key] = api
+
+    def _apis(self) -> list[Api]:
+        """The served APIs and advertised versions (CLIENTS.md §3, Tier B)."""
+        return [
+            Api(18, 0, 3, api_versions.make_handler(self.dispatcher)),
+            Api(3, 0, 12, metadata_handler.make_handler(self)),
+            Api(0, 3, 9, produce.make_handler(self)),
+            Api(1, 4, 12, fetch.make_handler(self)),
+            Api(2, 0, 7, list_offsets.make_handler(self)),
+            Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
+            Api(22, 0, 4, init_producer_id.make_handler(self)),
+        ]
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def log_dir(self) -> Path:
+        return Path(self.config.log_dirs[0])
+
+    @property
+    def cluster_id(self) -> str:
+        return self.metadata.cluster_id
 
     async def start(self, host: str | None = None, port: int | None = None) -> None:
+        started_ms = now_ms()
+        self.metadata = ClusterMetadata.load(self.log_dir, self.node_id, self.config.get("cluster.id"))
+        self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
+        topic_configs = {t.name: self.default_log_config.with_overrides(t.configs)
+                         for t in self.metadata.topics.values() if t.configs}
+        self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
+                                           topic_configs=topic_configs)
+        for topic in self.metadata.topics.values():
+            self._open_partitions(topic, 0, started_ms)
         bind_host, bind_port = self.config.listener_address()
-        host = bind_host if host is None else host
-        port = bind_port if port is None else port
-        self.server = await start_server(self.dispatcher, host, port, self.config.socket_request_max_bytes)
+        self.server = await start_server(self.dispatcher, bind_host if host is None else host,
+                                         bind_port if port is None else port,
+                                         self.config.socket_request_max_bytes)
         self.host, self.port = self.server.sockets[0].getsockname()[:2]
+        self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
 
     async def stop(self) -> None:
         if self.server is not None:
             self.server.close()
-            await self.server.wait_closed()
             self.server = None
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            self._housekeeping = None
+        if self.log_manager is not None:
+            self.log_manager.close()
+            self.log_manager = None
+
+    async def _housekeep(self) -> None:
+        last_checkpoint_ms = now_ms()
+        while True:
+            await asyncio.sleep(1.0)
+            current = now_ms()
+            try:
+                self.log_manager.flush_dirty_logs(current)
+                self.log_manager.delete_expired_files(current)
+                if current - last_checkpoint_ms >= CHECKPOINT_INTERVAL_MS:
+                    self.log_manager.write_checkpoints()
+                    last_checkpoint_ms = current
+            except Exception:
+                log.exception("housekeeping failed")
+
+    # -- advertised address ------------------------------------------------------------
+
+    def advertised_address(self) -> tuple[str, int]:
+        """What Metadata tells clients: `advertised.listeners` if set, else the bound address."""
+        if self.config.is_set("advertised.listeners"):
+            return self.config.advertised_address(bound_port=self.port)
+        if self.host in ("0.0.0.0", "::", ""):
+            return self.config.advertised_address(bound_port=self.port)
+        return self.host, self.port
+
+    # -- topics ------------------------------------------------------------------------
+
+    def partition(self, topic: str, index: int) -> Partition | None:
+        return self.partitions.get((topic, index))
+
+    def topic_log_config(self, configs: dict[str, str]) -> LogConfig:
+        """The storage config for a topic with these overrides (raises InvalidConfig)."""
+        return self.default_log_config.with_overrides(configs)
+
+    def create_topic(self, name: str, num_partitions: int, configs: dict[str, str] | None = None) -> TopicInfo:
+        configs = dict(configs or {})
+        problem = topic_name_problem(name)
+        if problem:
+            raise BrokerError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
+        if name in self.metadata.topics:
+            raise BrokerError(ErrorCode.TOPIC_ALREADY_EXISTS, f"topic {name!r} already exists")
+        if num_partitions < 1:
+            raise BrokerError(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1")
+        log_config = self.topic_log_config(configs)
+        topic = self.metadata.add_topic(name, num_partitions, configs)
+        if configs:
+            self.log_manager.set_topic_config(name, log_config)
+        self._open_partitions(topic, 0, now_ms())
+        log.info("created topic %s with %d partition(s)", name, num_partitions)
+        return topic
+
+    def _open_partitions(self, topic: TopicInfo, first: int, at_ms: int) -> None:
+        for index in range(first, topic.num_partitions):
+            partition_log = self.log_manager.get_or_create_log(topic.name, index, now_ms=at_ms)
+            if not (partition_log.dir / "partition.metadata").exists():
+                write_partition_metadata(partition_log.dir, topic.topic_id)
+            self.partitions[(topic.name, index)] = Partition(topic.name, index, partition_log, self.node_id,
+                                                             self.waiters)
+
+    def delete_topic(self, name: str) -> None:
+        topic = self.metadata.topics.get(name)
+        if topic is None:
+            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
+        for index in range(topic.num_partitions):
+            self.partitions.pop((name, index), None)
+            self.log_manager.delete_log(name, index)
+        self.log_manager.set_topic_config(name, None)
+        self.metadata.remove_topic(name)
+        log.info("deleted topic %s", name)
+
+    def create_partitions(self, name: str, total: int) -> None:
+        topic = self.metadata.topics.get(name)
+        if topic is None:
+            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
+        if total <= topic.num_partitions:
+            raise BrokerError(ErrorCode.INVALID_PARTITIONS,
+                              f"topic {name!r} has {topic.num_partitions} partitions; {total} would not add any")
+        first = topic.num_partitions
+        self.metadata.set_partition_count(name, total)
+        self._open_partitions(topic, first, now_ms())
+
+    def maybe_auto_create(self, name: str) -> TopicInfo | None:
+        """Create `name` with `num.partitions` if `auto.create.topics.enable`; None otherwise."""
+        if not self.config.auto_create_topics_enable or topic_name_problem(name):
+            return None
+        return self.create_topic(name, self.config.num_partitions)

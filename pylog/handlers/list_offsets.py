@@ -1,0 +1,69 @@
+"""ListOffsets (key 2): offsets by time, and the log's ends.
+
+    timestamp -2  earliest: the log start offset
+    timestamp -1  latest: the high watermark, or the last stable offset for read_committed
+    timestamp -3  max timestamp (v7+): the record with the largest timestamp
+    timestamp t   the first offset whose record timestamp is >= t, found through the
+                  time index (no such record: offset -1)
+
+v0 answers with a list of offsets (`old_style_offsets`); v1+ with one offset and its
+timestamp; v4+ with the leader epoch, and checks the epoch the client believes in.
+"""
+
+from __future__ import annotations
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import ListOffsetsResponse
+from pylog.handlers.fetch import check_leader_epoch
+
+EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
+
+
+def make_handler(broker):
+    async def handle(request, context):
+        topics = []
+        for topic in request.topics:
+            partitions = [lookup(broker, topic.name, p, request.isolation_level, context.api_version)
+                          for p in topic.partitions]
+            topics.append(ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
+        return ListOffsetsResponse(topics=topics)
+
+    return handle
+
+
+def lookup(broker, topic: str, request, isolation_level: int, version: int) -> PartitionResponse:
+    index = request.partition_index
+    partition = broker.partition(topic, index)
+    if partition is None:
+        return PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    epoch_error = check_leader_epoch(partition, request.current_leader_epoch)
+    if epoch_error:
+        return PartitionResponse(partition_index=index, error_code=epoch_error)
+    timestamp, offset = -1, -1
+    end = partition.visible_end(isolation_level)
+    if request.timestamp == EARLIEST:
+        offset = partition.log_start_offset
+    elif request.timestamp == LATEST:
+        offset = end
+    elif request.timestamp == MAX_TIMESTAMP:
+        timestamp, offset = max_timestamp(partition)
+    elif request.timestamp >= 0:
+        found = partition.log.offset_for_timestamp(request.timestamp)
+        if found is not None and found.offset < end:
+            timestamp, offset = found.timestamp_ms, found.offset
+    else:
+        return PartitionResponse(partition_index=index, error_code=ErrorCode.INVALID_REQUEST)
+    return PartitionResponse(partition_index=index, error_code=ErrorCode.NONE, timestamp=timestamp, offset=offset,
+                             leader_epoch=partition.leader_epoch if offset >= 0 else -1,
+                             old_style_offsets=[offset] if offset >= 0 else [])
+
+
+def max_timestamp(partition) -> tuple[int, int]:
+    """(timestamp, offset) of the largest timestamp in the log, from each segment's time index."""
+    best = (-1, -1)
+    for segment in partition.log.segments:
+        found = segment.max_timestamp_so_far
+        if found.timestamp_ms > best[0]:
+            best = (found.timestamp_ms, found.offset)
+    return best

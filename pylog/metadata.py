@@ -1,0 +1,197 @@
+"""The cluster's metadata on one node: cluster id, topics, topic ids, producer id blocks.
+
+In Kafka (KRaft) this is a replicated log of records (`TopicRecord`, `PartitionRecord`,
+`ConfigRecord`, `ProducerIdsRecord`, ...) applied to an in-memory image. A single pylog
+node keeps the same facts in small files, written atomically (temp file, fsync, rename):
+
+    <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id
+    <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count and
+                                       config overrides; plus the producer-id block
+    <log.dir>/<topic>-<p>/partition.metadata
+                                       Kafka's format: "version: 0" / "topic_id: <base64>"
+
+Invariants: a topic's id never changes while it exists (clients cache it); a partition
+count only grows; producer ids are handed out from a block whose end is written to disk
+before the first id of the block is used, so a restart never reuses an id (Kafka's
+`ProducerIdsRecord` does the same).
+
+Crash behaviour: the JSON file is replaced whole by rename, so a crash leaves the old or
+the new version. A topic created just before a crash may have partition directories but
+no entry; `load` adopts such directories as topics with default configs.
+
+Concurrency: owned by the broker's event loop; not thread-safe.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TOPICS_FILE = "pylog-topics.json"
+META_PROPERTIES = "meta.properties"
+PARTITION_METADATA = "partition.metadata"
+PRODUCER_ID_BLOCK_SIZE = 1000
+
+_LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
+MAX_TOPIC_NAME_LENGTH = 249
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why `name` is not a legal Kafka topic name, or None if it is."""
+    if not name:
+        return "topic name is empty"
+    if name in (".", ".."):
+        return f"topic name cannot be '{name}'"
+    if len(name) > MAX_TOPIC_NAME_LENGTH:
+        return f"topic name is longer than {MAX_TOPIC_NAME_LENGTH} characters"
+    if not _LEGAL_TOPIC.match(name):
+        return f"topic name {name!r} has characters other than ASCII letters, digits, '.', '_' and '-'"
+    return None
+
+
+@dataclass
+class TopicInfo:
+    name: str
+    topic_id: uuid.UUID
+    num_partitions: int
+    configs: dict[str, str] = field(default_factory=dict)  # overrides only, Kafka names
+
+    @property
+    def is_internal(self) -> bool:
+        return self.name in INTERNAL_TOPICS
+
+
+def new_cluster_id() -> str:
+    """22 characters of base64url, like `kafka-storage random-uuid`."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class ClusterMetadata:
+    def __init__(self, log_dir: Path, node_id: int):
+        self.log_dir = Path(log_dir)
+        self.node_id = node_id
+        self.cluster_id = ""
+        self.topics: dict[str, TopicInfo] = {}
+        self._next_producer_id = 0
+        self._producer_id_block_end = 0
+
+    # -- loading and saving ----------------------------------------------------------
+
+    @classmethod
+    def load(cls, log_dir: Path, node_id: int, cluster_id: str | None = None) -> ClusterMetadata:
+        metadata = cls(log_dir, node_id)
+        metadata.log_dir.mkdir(parents=True, exist_ok=True)
+        metadata._load_meta_properties(cluster_id)
+        path = metadata.log_dir / TOPICS_FILE
+        if path.exists():
+            state = json.loads(path.read_text(encoding="utf-8"))
+            for name, entry in state.get("topics", {}).items():
+                metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
+                                                  dict(entry.get("configs", {})))
+            metadata._producer_id_block_end = state.get("producer_id_block_end", 0)
+            metadata._next_producer_id = metadata._producer_id_block_end
+        metadata._adopt_partition_dirs()
+        return metadata
+
+    def _load_meta_properties(self, cluster_id: str | None) -> None:
+        path = self.log_dir / META_PROPERTIES
+        if path.exists():
+            props = dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines()
+                         if "=" in line and not line.startswith("#"))
+            self.cluster_id = props.get("cluster.id", "")
+        if not self.cluster_id:
+            self.cluster_id = cluster_id or new_cluster_id()
+            text = f"#\n#Written by pylog\ncluster.id={self.cluster_id}\nnode.id={self.node_id}\nversion=1\n"
+            _write_atomically(path, text)
+
+    def _adopt_partition_dirs(self) -> None:
+        """Partition directories without a topic entry (a crash during creation)."""
+        found: dict[str, int] = {}
+        for child in self.log_dir.iterdir():
+            match = re.match(r"^(.+)-(\d+)$", child.name)
+            if child.is_dir() and match and topic_name_problem(match.group(1)) is None:
+                found[match.group(1)] = max(found.get(match.group(1), 0), int(match.group(2)) + 1)
+        changed = False
+        for name, count in found.items():
+            if name not in self.topics:
+                topic_id = read_partition_metadata(self.log_dir / f"{name}-0") or uuid.uuid4()
+                self.topics[name] = TopicInfo(name, topic_id, count)
+                changed = True
+        if changed:
+            self.save()
+
+    def save(self) -> None:
+        state = {
+            "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions,
+                                "configs": t.configs} for t in sorted(self.topics.values(), key=lambda t: t.name)},
+            "producer_id_block_end": self._producer_id_block_end,
+        }
+        _write_atomically(self.log_dir / TOPICS_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+    # -- topics ----------------------------------------------------------------------
+
+    def add_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> TopicInfo:
+        topic = TopicInfo(name, uuid.uuid4(), num_partitions, dict(configs))
+        self.topics[name] = topic
+        self.save()
+        return topic
+
+    def remove_topic(self, name: str) -> TopicInfo:
+        topic = self.topics.pop(name)
+        self.save()
+        return topic
+
+    def set_partition_count(self, name: str, num_partitions: int) -> None:
+        self.topics[name].num_partitions = num_partitions
+        self.save()
+
+    def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
+        self.topics[name].configs = dict(configs)
+        self.save()
+
+    # -- producer ids ----------------------------------------------------------------
+
+    def next_producer_id(self) -> int:
+        if self._next_producer_id >= self._producer_id_block_end:
+            self._producer_id_block_end = self._next_producer_id + PRODUCER_ID_BLOCK_SIZE
+            self.save()
+        producer_id = self._next_producer_id
+        self._next_producer_id += 1
+        return producer_id
+
+
+def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:
+    encoded = base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=")
+    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {encoded}\n")
+
+
+def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
+    path = Path(partition_dir) / PARTITION_METADATA
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("topic_id:"):
+                encoded = line.split(":", 1)[1].strip()
+                return uuid.UUID(bytes=base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temp = path.with_name(path.name + ".tmp")
+    with open(temp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,73 @@
+"""A partition as the broker sees it: the storage log plus the replication state around it.
+
+    log_start_offset      first offset a consumer can read (storage)
+    log_end_offset (LEO)  offset the next appended record gets (storage)
+    high_watermark (HW)   offsets below it are replicated to every in-sync replica and
+                          visible to consumers; with one replica (pylog today) HW = LEO
+    last_stable_offset    offsets below it belong to no open transaction; consumers with
+                          isolation_level=read_committed read up to it; without open
+                          transactions it equals the HW
+    leader_epoch          bumped on every leadership change; one node keeps it at 0,
+                          stamped into every appended batch (partitionLeaderEpoch)
+
+The broker keeps these names even on one node so that replication does not reshape the
+code later. Every method runs on the broker's event loop; the loop serializes access to
+the partition's storage log, which is not thread-safe.
+"""
+
+from __future__ import annotations
+
+from storage.config import LogConfig
+from storage.log import AppendInfo, Log
+from storage.segment import FetchResult
+
+from pylog.delayed import DataWaiters
+
+
+class Partition:
+    def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
+                 leader_epoch: int = 0):
+        self.topic = topic
+        self.index = index
+        self.log = log
+        self.node_id = node_id
+        self.leader_epoch = leader_epoch
+        self.waiters = waiters
+        self.key = (topic, index)
+
+    # -- offsets -----------------------------------------------------------------------
+
+    @property
+    def log_start_offset(self) -> int:
+        return self.log.log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.log.log_end_offset
+
+    @property
+    def high_watermark(self) -> int:
+        return self.log.log_end_offset  # one replica: everything appended is replicated
+
+    @property
+    def last_stable_offset(self) -> int:
+        return self.high_watermark  # no transactions yet
+
+    @property
+    def config(self) -> LogConfig:
+        return self.log.config
+
+    def visible_end(self, isolation_level: int) -> int:
+        return self.last_stable_offset if isolation_level == 1 else self.high_watermark
+
+    # -- produce and fetch -------------------------------------------------------------
+
+    def append(self, records, now_ms: int) -> AppendInfo:
+        """Append a produced records blob (validated, stamped, written as it came)."""
+        info = self.log.append(records, now_ms=now_ms, leader_epoch=self.leader_epoch)
+        self.waiters.notify(self.key)
+        return info
+
+    def read(self, fetch_offset: int, max_bytes: int, isolation_level: int, min_one_batch: bool) -> FetchResult:
+        return self.log.read(fetch_offset, max_bytes, max_offset=self.visible_end(isolation_level),
+                             min_one_batch=min_one_batch)
