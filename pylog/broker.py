@@ -45,7 +45,7 @@ from pylog.handlers import (
 )
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
-from pylog.server import start_server
+from pylog.server import Server, start_server
 
 log = logging.getLogger("pylog.broker")
 
@@ -62,7 +62,7 @@ class Broker:
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.metadata: ClusterMetadata | None = None
         self.log_manager: LogManager | None = None
-        self.server: asyncio.Server | None = None
+        self.server: Server | None = None
         self.host = ""
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
@@ -106,12 +106,12 @@ class Broker:
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
                                          bind_port if port is None else port,
                                          self.config.socket_request_max_bytes)
-        self.host, self.port = self.server.sockets[0].getsockname()[:2]
+        self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
 
     async def stop(self) -> None:
         if self.server is not None:
-            self.server.close()
+            await self.server.stop()
             self.server = None
         if self._housekeeping is not None:
             self._housekeeping.cancel()

@@ -39,8 +39,10 @@ MAX_PENDING_BYTES = 32 * 1024 * 1024
 
 
 class Connection(asyncio.Protocol):
-    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int):
+    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set):
         self.dispatcher = dispatcher
+        self.connections = connections
+        self.busy = False
         self.reader = FrameReader(max_frame_bytes)
         self.pending: collections.deque = collections.deque()
         self.pending_bytes = 0
@@ -52,6 +54,7 @@ class Connection(asyncio.Protocol):
 
     def connection_made(self, transport) -> None:
         self.transport = transport
+        self.connections.add(self)
         peer = transport.get_extra_info("peername")
         if peer:
             self.peer = (peer[0], peer[1])
@@ -73,6 +76,7 @@ class Connection(asyncio.Protocol):
                 self.transport.pause_reading()
 
     def connection_lost(self, exc) -> None:
+        self.connections.discard(self)
         if self.task is not None:
             self.task.cancel()
 
@@ -94,6 +98,7 @@ class Connection(asyncio.Protocol):
             if self.paused and self.pending_bytes <= MAX_PENDING_BYTES // 2:
                 self.paused = False
                 self.transport.resume_reading()
+            self.busy = True
             try:
                 response = await self.dispatcher.handle(frame, *self.peer)
             except CloseConnection as e:
@@ -105,10 +110,54 @@ class Connection(asyncio.Protocol):
                 log.exception("request handler failed; closing connection from %s:%s", *self.peer)
                 self.close("internal error")
                 return
+            finally:
+                self.busy = False
             if response is not None and not self.transport.is_closing():
                 self.transport.write(response)
 
 
-async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int) -> asyncio.Server:
-    loop = asyncio.get_running_loop()
-    return await loop.create_server(lambda: Connection(dispatcher, max_frame_bytes), host, port)
+class Server:
+    """The listening socket and its connections."""
+
+    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int):
+        self.dispatcher = dispatcher
+        self.max_frame_bytes = max_frame_bytes
+        self.connections: set[Connection] = set()
+        self.listener: asyncio.Server | None = None
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.listener.sockets[0].getsockname()[:2]
+
+    async def start(self, host: str, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        self.listener = await loop.create_server(
+            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections), host, port)
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Stop accepting; let each connection finish the request it is handling; close all."""
+        if self.listener is not None:
+            self.listener.close()
+        connections = list(self.connections)
+        for connection in connections:
+            if connection.transport is not None:
+                connection.transport.pause_reading()
+        deadline = asyncio.get_running_loop().time() + grace_s
+        while any(c.busy for c in connections) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        tasks = [c.task for c in connections if c.task is not None]
+        for connection in connections:
+            if connection.transport is not None:
+                connection.transport.close()
+            if connection.task is not None:
+                connection.task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self.listener is not None:
+            await self.listener.wait_closed()
+            self.listener = None
+
+
+async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int) -> Server:
+    server = Server(dispatcher, max_frame_bytes)
+    await server.start(host, port)
+    return server

@@ -17,7 +17,7 @@ async def _server(max_frame_bytes=1 << 20):
     dispatcher = Dispatcher([])
     dispatcher.apis[18] = Api(18, 0, 3, api_versions.make_handler(dispatcher))
     server = await start_server(dispatcher, "127.0.0.1", 0, max_frame_bytes)
-    return server, server.sockets[0].getsockname()[1]
+    return server, server.address[1]
 
 
 def _api_versions_frame(version, correlation_id):
@@ -42,7 +42,7 @@ def test_unknown_api_versions_version_gets_v0_fallback(version):
         writer.write(_api_versions_frame(version, 77))
         response_header, body = await _read_response(reader, 0)
         writer.close()
-        server.close()
+        await server.stop()
         return response_header, body
 
     response_header, body = asyncio.run(scenario())
@@ -61,7 +61,7 @@ def test_pipelined_requests_are_answered_in_order():
             response_header, _ = await _read_response(reader, v % 4)
             ids.append(response_header.correlation_id)
         writer.close()
-        server.close()
+        await server.stop()
         return ids
 
     assert asyncio.run(scenario()) == [100 + v for v in range(20)]
@@ -83,7 +83,7 @@ def test_bad_frame_closes_only_that_connection(garbage):
         writer.write(_api_versions_frame(3, 5))
         response_header, body = await _read_response(reader, 3)
         writer.close()
-        server.close()
+        await server.stop()
         return closed, response_header, body
 
     closed, response_header, body = asyncio.run(scenario())
