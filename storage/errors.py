@@ -15,6 +15,18 @@ Nothing here knows about the wire protocol.
     ├── SegmentOffsetOverflow   an offset does not fit the segment's int32 relative offsets
     ├── CorruptIndex            an index file fails its sanity check (recovery rebuilds it)
     ├── CorruptCheckpoint       a checkpoint file that cannot be parsed
+    ├── CorruptSnapshot         a producer-state `.snapshot` file that fails its checks
+    │                           (the log deletes it and uses an older one)
+    ├── ProducerStateError      an idempotent/transactional batch refused by the
+    │   │                       producer state (storage/producer_state.py); nothing written
+    │   ├── InvalidProducerEpoch  its epoch is older than the producer's  [INVALID_PRODUCER_EPOCH]
+    │   ├── OutOfOrderSequence  its first sequence does not follow the
+    │   │                       last one appended                   [OUT_OF_ORDER_SEQUENCE_NUMBER]
+    │   ├── InvalidTxnState     a non-transactional batch inside an open transaction
+    │   │                                                             [INVALID_TXN_STATE]
+    │   └── DuplicateSequence   a retry of one of the last five batches; carries their
+    │                           ORIGINAL offsets. `Log.append` catches it and answers
+    │                           with an AppendInfo(duplicate=True)      [NONE + those offsets]
     └── InvalidConfig           an unknown config name or a value out of range
                                 (also a ValueError)                        [INVALID_CONFIG]
 """
@@ -117,3 +129,64 @@ class InvalidConfig(StorageError, ValueError):
     def __init__(self, name: str, message: str):
         super().__init__(f"{name}: {message}")
         self.name = name
+
+
+class CorruptSnapshot(StorageError):
+    """A producer-state snapshot file with a bad version, CRC or length."""
+
+
+class ProducerStateError(StorageError):
+    """A batch refused by the producer-state checks of a leader's append; nothing written.
+
+    `producer_id` is the producer whose batch it was; `offset` the offset the batch would
+    have had.
+    """
+
+    def __init__(self, message: str, producer_id: int, offset: int):
+        super().__init__(message)
+        self.producer_id = producer_id
+        self.offset = offset
+
+
+class InvalidProducerEpoch(ProducerStateError):
+    """A batch whose producer epoch is older than the one the partition last saw (a
+    zombie producer, fenced by a newer instance with the same producer id)."""
+
+
+class OutOfOrderSequence(ProducerStateError):
+    """A batch whose first sequence does not follow the producer's last sequence (a gap,
+    or a retry too old to be recognised), or a new epoch that does not start at 0."""
+
+
+class InvalidTxnState(ProducerStateError):
+    """A non-transactional batch from a producer whose transaction is still open."""
+
+
+class DuplicateSequence(ProducerStateError):
+    """A batch with exactly the sequence range of one of the producer's last five
+    batches: a retry of a batch already in the log.
+
+    Carries where the original went: `first_offset`, `last_offset` and its max
+    `timestamp_ms`. Kafka answers such a retry as a success with the original offsets and
+    appends nothing; `Log.append` does the same (it returns an AppendInfo with
+    `duplicate=True`), so callers of `Log.append` do not see this exception.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        producer_id: int,
+        offset: int,
+        *,
+        first_offset: int,
+        last_offset: int,
+        first_sequence: int,
+        last_sequence: int,
+        timestamp_ms: int,
+    ):
+        super().__init__(message, producer_id, offset)
+        self.first_offset = first_offset
+        self.last_offset = last_offset
+        self.first_sequence = first_sequence
+        self.last_sequence = last_sequence
+        self.timestamp_ms = timestamp_ms

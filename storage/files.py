@@ -11,10 +11,14 @@ A data directory (`log.dirs`) holds one directory per partition and a few checkp
             00000000000000000000.index         offset index: 8-byte entries
             00000000000000000000.timeindex     time index: 12-byte entries
             00000000000000001234.log           the next segment: base offset 1234
+            00000000000000001234.snapshot      producer state before offset 1234
             ...
 
 A segment's files are named after its base offset, zero-padded to 20 digits (the width
-of the largest int64), so that a plain sort of the names is a sort by offset.
+of the largest int64), so that a plain sort of the names is a sort by offset. A producer
+snapshot is named the same way after the offset it was taken at (the state of every
+offset below it; see storage/producer_snapshot.py); it usually matches a segment's base
+offset, except the one a clean shutdown writes at the log end offset.
 
 Suffixes appended after the normal extension mark files in transit:
 
@@ -82,6 +86,15 @@ def time_index_file_path(dir: Path, base_offset: int, extra_suffix: str = "") ->
 
 def txn_index_file_path(dir: Path, base_offset: int, extra_suffix: str = "") -> Path:
     return segment_file_path(dir, base_offset, TXN_INDEX_FILE_SUFFIX, extra_suffix)
+
+
+def producer_snapshot_file_path(dir: Path, offset: int, extra_suffix: str = "") -> Path:
+    """`(dir, 1234)` -> `dir/00000000000000001234.snapshot`."""
+    return segment_file_path(dir, offset, PRODUCER_SNAPSHOT_FILE_SUFFIX, extra_suffix)
+
+
+def is_producer_snapshot_file(name: str) -> bool:
+    return name.endswith(PRODUCER_SNAPSHOT_FILE_SUFFIX) and _has_offset_stem(name)
 
 
 def base_offset_from_file_name(name: str) -> int:

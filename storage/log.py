@@ -4,6 +4,7 @@
         00000000000000000000.log  .index  .timeindex     segment [0, 1234)
         00000000000000001234.log  .index  .timeindex     segment [1234, 2001)
         00000000000000002001.log  .index  .timeindex     active segment [2001, log end)
+        00000000000000001234.snapshot  00000000000000002001.snapshot   producer state
 
 Three offsets describe a log:
 
@@ -28,6 +29,19 @@ would not fit it (`segment.bytes`), if it is old enough (`segment.ms` minus jitt
 an index is full, or if the last offset would overflow its relative int32. Then all the
 bytes go to the end of the active segment in one write, and index entries are added
 every `index.interval.bytes`.
+
+Producer state (storage/producer_state.py). A batch with a producer id (an idempotent or
+transactional producer) is checked against what the partition knows of that producer:
+its epoch, and the sequence ranges of its last five batches. On the leader's append
+(`assign_offsets`) every such batch is checked before anything is written, in order (a
+second batch of the same producer must follow the first); a retry of one of the last
+five batches makes the whole append a duplicate: nothing is written and the AppendInfo
+carries the ORIGINAL offsets with `duplicate=True` (Kafka answers such a retry as a
+success). Refused batches raise InvalidProducerEpoch, OutOfOrderSequence or
+InvalidTxnState. Once written, the producers' entries are updated; a follower's append
+updates them without checks. The table is snapshotted to `<offset>.snapshot` when a
+segment rolls and on close, rebuilt on open from the latest snapshot plus the batch
+headers after it, and rewound the same way by truncation.
 
 Read. Floor the segment holding the fetch offset (bisection over base offsets), find
 the batch in it (index + short scan), and return the byte range from that batch on,
@@ -54,10 +68,12 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 from protocol.errors import CorruptRecord, ProtocolError
 from protocol.records import (
+    NO_PRODUCER_EPOCH,
+    NO_SEQUENCE,
     BatchHeader,
     stamp_base_offset,
     stamp_log_append_time,
@@ -69,12 +85,19 @@ from storage.checkpoint import fsync_dir
 from storage.config import LONG_MAX, LogConfig
 from storage.errors import (
     CorruptBatch,
+    DuplicateSequence,
     InvalidBatch,
     OffsetOutOfRange,
     RecordBatchTooLarge,
     RecordTooLarge,
     StorageError,
     UnexpectedAppendOffset,
+)
+from storage.producer_state import (
+    DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    ProducerStateEntry,
+    ProducerStateManager,
+    rebuild_producer_state,
 )
 from storage.recovery import RecoveryReport, load_log
 from storage.segment import FetchResult, LogSegment
@@ -90,6 +113,12 @@ class AppendInfo(NamedTuple):
     batch starts. `log_append_time_ms` is the broker time stamped into the batches, or -1
     when the topic uses CreateTime. (A NamedTuple rather than a frozen dataclass: just as
     immutable, and four times cheaper to build once per produced batch.)
+
+    `duplicate` is True when the append was a producer's retry of a batch already in the
+    log: nothing was written, `first_offset`/`last_offset` are those of the ORIGINAL
+    batch, `max_timestamp_ms` its timestamp (also `log_append_time_ms` on LogAppendTime
+    topics), and position, sizes and counts are -1/0. The broker answers it like any
+    success (error NONE, base offset = `first_offset`), as Kafka does.
     """
 
     first_offset: int
@@ -104,6 +133,7 @@ class AppendInfo(NamedTuple):
     size_bytes: int
     batch_count: int
     record_count: int
+    duplicate: bool = False
 
 
 class Log:
@@ -125,8 +155,9 @@ class Log:
         now_ms: int,
         rng: random.Random,
         recovery_report: RecoveryReport | None = None,
+        producer_state: ProducerStateManager | None = None,
     ):
-        """Use `Log.open`; this wraps segments that are already loaded."""
+        """Use `Log.open`; this wraps segments (and producer state) already loaded."""
         self.dir = Path(dir)
         self.config = config
         self._segments = segments  # SortedDict: base offset -> LogSegment
@@ -139,6 +170,10 @@ class Log:
         self._pending_deletes: list[tuple[int, LogSegment]] = []
         self._closed = False
         self.recovery_report = recovery_report
+        if producer_state is None:
+            producer_state = ProducerStateManager(self.dir)
+            producer_state.update_map_end_offset(log_end_offset)
+        self._producer_state = producer_state
 
     @classmethod
     def open(
@@ -151,18 +186,22 @@ class Log:
         recovery_point: int = 0,
         had_clean_shutdown: bool = False,
         rng: random.Random | None = None,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ) -> Log:
         """Open (creating if needed) the log in `dir`.
 
         `log_start_offset` and `recovery_point` come from the data directory's checkpoint
         files (0 when absent). With `had_clean_shutdown`, segments are trusted and no
         segment data is read beyond the tail of the active segment; without it, every
-        segment from the recovery point on is validated (see storage/recovery.py).
+        segment from the recovery point on is validated (see storage/recovery.py). The
+        producer state is loaded from its latest snapshot and the log after it;
+        `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`.
         """
         config = config or LogConfig()
         rng = rng or random.Random()
         dir = Path(dir)
         dir.mkdir(parents=True, exist_ok=True)
+        producer_state = ProducerStateManager(dir, producer_id_expiration_ms=producer_id_expiration_ms)
         loaded = load_log(
             dir,
             config,
@@ -171,6 +210,7 @@ class Log:
             recovery_point=recovery_point,
             had_clean_shutdown=had_clean_shutdown,
             rng=rng,
+            producer_state=producer_state,
         )
         return cls(
             dir,
@@ -182,6 +222,7 @@ class Log:
             now_ms=now_ms,
             rng=rng,
             recovery_report=loaded.report,
+            producer_state=producer_state,
         )
 
     # -- state --
@@ -238,6 +279,35 @@ class Log:
         index = self._segments.bisect_right(offset)
         return self._segments.peekitem(index)[1] if index < len(self._segments) else None
 
+    # -- producer state --
+
+    @property
+    def producer_state(self) -> Mapping[int, ProducerStateEntry]:
+        """producer id -> its entry (epoch, last five batches, ...): a read-only live view."""
+        return self._producer_state.producers
+
+    def last_sequence(self, producer_id: int) -> int:
+        """The last sequence appended by the producer in its current epoch (-1: none)."""
+        entry = self._producer_state.last_entry(producer_id)
+        return NO_SEQUENCE if entry is None else entry.last_sequence
+
+    def producer_epoch(self, producer_id: int) -> int:
+        """The producer's current epoch in this partition (-1: unknown producer)."""
+        entry = self._producer_state.last_entry(producer_id)
+        return NO_PRODUCER_EPOCH if entry is None else entry.producer_epoch
+
+    @property
+    def producer_snapshot_offsets(self) -> list[int]:
+        """Offsets of the `.snapshot` files, oldest first."""
+        return self._producer_state.snapshot_offsets
+
+    def remove_expired_producers(self, now_ms: int) -> int:
+        """Forget the producers idle for `producer.id.expiration.ms` (measured from their
+        last batch's timestamp) and without an open transaction; return how many.
+        (Kafka runs this every `producer.id.expiration.check.interval.ms`.)"""
+        self._last_now_ms = now_ms
+        return self._producer_state.remove_expired_producers(now_ms)
+
     def update_config(self, config: LogConfig) -> None:
         """Use a new config from now on (segments already open keep their index settings)."""
         self.config = config
@@ -261,9 +331,15 @@ class Log:
         fetched) the batches keep their offsets, which must not go below the log end
         offset. `leader_epoch` is stamped into every batch when given.
 
+        Batches with a producer id are checked against the producer state on a leader's
+        append (see the module docstring); a retry of one of a producer's last five
+        batches returns an AppendInfo with `duplicate=True` and the original offsets, and
+        writes nothing.
+
         Raises, before anything is written: InvalidBatch / CorruptBatch (format, CRC),
         RecordTooLarge (a batch over max.message.bytes), RecordBatchTooLarge (the whole
-        append over segment.bytes), UnexpectedAppendOffset (follower offsets going back).
+        append over segment.bytes), UnexpectedAppendOffset (follower offsets going back),
+        InvalidProducerEpoch / OutOfOrderSequence / InvalidTxnState (producer state).
         """
         if self._closed:
             raise StorageError(f"log {self.name} is closed")
@@ -285,9 +361,18 @@ class Log:
         if size_bytes > self.config.segment_bytes:
             raise RecordBatchTooLarge(size_bytes, self.config.segment_bytes)
 
+        log_append_time = assign_offsets and self.config.log_append_time
+        producer_updates = None
+        if assign_offsets:
+            try:
+                producer_updates = self._producer_state.validate_append(
+                    headers, log_end_offset, view, log_append_time_ms=now_ms if log_append_time else None
+                )
+            except DuplicateSequence as duplicate:
+                return self._duplicate_info(duplicate)
+
         # Every batch is valid: assign offsets (stamping them in place), collect what the
         # indexes need per batch as (last offset, max timestamp, size).
-        log_append_time = assign_offsets and self.config.log_append_time
         if (assign_offsets or leader_epoch is not None) and view.readonly:
             view = memoryview(bytearray(view))
         first_offset = log_end_offset if assign_offsets else headers[0][1].base_offset
@@ -316,12 +401,23 @@ class Log:
         segment = self._maybe_roll(size_bytes, max_timestamp_ms, first_offset, next_offset - 1, now_ms)
         position = segment.append(view, batches)
         self._log_end_offset = next_offset
+        if assign_offsets:
+            self._producer_state.update(producer_updates, next_offset)
+        else:
+            self._producer_state.apply_batches(headers, view, map_end_offset=next_offset)
         if next_offset - self._recovery_point >= self.config.flush_messages:
             self.flush(now_ms=now_ms)
         return AppendInfo(
             first_offset, next_offset - 1, max_timestamp_ms, offset_of_max_timestamp,
             now_ms if log_append_time else -1, self._log_start_offset, next_offset,
             segment.base_offset, position, size_bytes, len(batches), record_count,
+        )
+
+    def _duplicate_info(self, duplicate: DuplicateSequence) -> AppendInfo:
+        log_append_time_ms = duplicate.timestamp_ms if self.config.log_append_time else -1
+        return AppendInfo(
+            duplicate.first_offset, duplicate.last_offset, duplicate.timestamp_ms, duplicate.last_offset,
+            log_append_time_ms, self._log_start_offset, self._log_end_offset, -1, -1, 0, 0, 0, True,
         )
 
     def _validate(self, view: memoryview, *, check_offsets: bool) -> list[tuple[int, BatchHeader]]:
@@ -405,6 +501,10 @@ class Log:
         segment.prepare_for_appends()
         fsync_dir(self.dir)
         self.flush(min(new_offset, self._log_end_offset), now_ms=now_ms)
+        # The producer state of every offset below the new segment: recovery of this
+        # segment can start from it.
+        self._producer_state.update_map_end_offset(new_offset)
+        self._producer_state.take_snapshot()
         return segment
 
     # -- read --
@@ -493,6 +593,11 @@ class Log:
         self._log_end_offset = active.read_next_offset()
         self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
         self._recovery_point = min(self._recovery_point, self._log_end_offset)
+        # Rewind the producers: latest snapshot at or below the new end, then replay.
+        rebuild_producer_state(
+            self._producer_state, self.segments, self._log_start_offset, self._log_end_offset,
+            now_ms=now_ms, reload_from_clean_shutdown=False,
+        )
         return True
 
     def truncate_fully_and_start_at(self, new_offset: int, *, now_ms: int | None = None) -> None:
@@ -508,6 +613,7 @@ class Log:
         segment.prepare_for_appends()
         fsync_dir(self.dir)
         self._log_start_offset = self._log_end_offset = self._recovery_point = new_offset
+        self._producer_state.truncate_fully_and_start_at(new_offset)
 
     def advance_log_start_offset(self, offset: int) -> bool:
         """Move the log start offset up to `offset` (DeleteRecords); True if it moved.
@@ -522,7 +628,9 @@ class Log:
 
     def delete_segments_below(self, offset: int, *, now_ms: int | None = None) -> int:
         """Advance the log start offset to `offset` and delete every segment that lies
-        wholly below it (never the active one); return how many were deleted."""
+        wholly below it (never the active one), and the producer snapshots below the
+        first remaining segment; return how many segments were deleted. (The producers
+        stay in memory until they expire, as in Kafka.)"""
         self.advance_log_start_offset(offset)
         segments = list(self._segments.values())
         doomed = []
@@ -531,6 +639,8 @@ class Log:
                 break
             doomed.append(segment)
         self._remove_and_delete(doomed, self._now(now_ms))
+        if doomed:
+            self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
         return len(doomed)
 
     def _remove_and_delete(self, segments: Sequence[LogSegment], now_ms: int) -> None:
@@ -588,11 +698,14 @@ class Log:
     # -- lifecycle --
 
     def close(self) -> None:
-        """fsync everything, write the final index entries, trim the indexes, close.
-        The recovery point becomes the log end offset."""
+        """fsync everything, write the final index entries, trim the indexes, snapshot
+        the producer state at the log end offset, close. The recovery point becomes the
+        log end offset."""
         if self._closed:
             return
         self.flush()
+        self._producer_state.update_map_end_offset(self._log_end_offset)
+        self._producer_state.take_snapshot()
         active = self.active_segment
         for segment in self._segments.values():
             # Inactive segments were trimmed and fsynced when they rolled; the active

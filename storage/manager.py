@@ -20,7 +20,8 @@ before the marker is durable means the next start recovers.
 
 The broker calls `write_checkpoints` periodically (Kafka's
 `log.flush.offset.checkpoint.interval.ms`) and `flush_dirty_logs` / `delete_expired_files`
-from its housekeeping, with the current time.
+/ `remove_expired_producers` (every `producer.id.expiration.check.interval.ms`) from its
+housekeeping, with the current time.
 
 Concurrency: not thread-safe; the broker calls it from one place and serializes access
 to each Log per partition.
@@ -42,6 +43,7 @@ from storage.checkpoint import OffsetCheckpointFile, fsync_dir
 from storage.config import LogConfig
 from storage.errors import CorruptCheckpoint
 from storage.log import Log
+from storage.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS
 
 logger = logging.getLogger("storage.manager")
 
@@ -63,6 +65,7 @@ class LogManager:
         *,
         had_clean_shutdown: bool,
         rng: random.Random,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ):
         """Use `LogManager.open`."""
         self.data_dir = Path(data_dir)
@@ -70,6 +73,7 @@ class LogManager:
         self._topic_configs: dict[str, LogConfig] = dict(topic_configs or {})
         self.had_clean_shutdown = had_clean_shutdown
         self._rng = rng
+        self.producer_id_expiration_ms = producer_id_expiration_ms
         self._logs: dict[TopicPartition, Log] = {}
         self._closed = False
         self._recovery_points = OffsetCheckpointFile(self.data_dir / files.RECOVERY_POINT_CHECKPOINT_FILE_NAME)
@@ -84,14 +88,17 @@ class LogManager:
         now_ms: int,
         topic_configs: Mapping[str, LogConfig] | None = None,
         rng: random.Random | None = None,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ) -> LogManager:
-        """Open (creating if needed) a data directory and every partition log in it."""
+        """Open (creating if needed) a data directory and every partition log in it.
+        `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         marker = data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
         manager = cls(
             data_dir, default_config or LogConfig(), topic_configs,
             had_clean_shutdown=marker.exists(), rng=rng or random.Random(),
+            producer_id_expiration_ms=producer_id_expiration_ms,
         )
         recovery_points = manager._read_checkpoint(manager._recovery_points)
         log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
@@ -118,6 +125,7 @@ class LogManager:
                 recovery_point=recovery_points.get(topic_partition, 0),
                 had_clean_shutdown=manager.had_clean_shutdown,
                 rng=manager._rng,
+                producer_id_expiration_ms=producer_id_expiration_ms,
             )
         if marker.exists():
             marker.unlink()
@@ -165,7 +173,10 @@ class LogManager:
         log = self._logs.get((topic, partition))
         if log is None:
             dir = self.data_dir / files.log_dir_name(topic, partition)
-            log = Log.open(dir, self.config_for(topic), now_ms=now_ms, had_clean_shutdown=True, rng=self._rng)
+            log = Log.open(
+                dir, self.config_for(topic), now_ms=now_ms, had_clean_shutdown=True, rng=self._rng,
+                producer_id_expiration_ms=self.producer_id_expiration_ms,
+            )
             fsync_dir(self.data_dir)
             self._logs[(topic, partition)] = log
         return log
@@ -195,6 +206,10 @@ class LogManager:
     def delete_expired_files(self, now_ms: int) -> int:
         """Remove `.deleted` segment files whose `file.delete.delay.ms` has passed."""
         return sum(log.delete_expired_files(now_ms) for log in self._logs.values())
+
+    def remove_expired_producers(self, now_ms: int) -> int:
+        """Forget producers idle for `producer.id.expiration.ms` in every log; return how many."""
+        return sum(log.remove_expired_producers(now_ms) for log in self._logs.values())
 
     def write_checkpoints(self) -> None:
         """Write recovery-point-offset-checkpoint and log-start-offset-checkpoint."""

@@ -31,7 +31,11 @@ Either way, loading first resolves files left in transit (Kafka's `LogLoader` pa
 
 Finally: if the log end offset is below the checkpointed log start offset (segment files
 deleted by hand), all segments go; an empty directory gets one empty segment at the log
-start offset; the active segment's indexes are preallocated again.
+start offset; the active segment's indexes are preallocated again. Then the producer
+state is rebuilt (storage/producer_state.py): stray `.snapshot` files are removed, the
+latest valid snapshot at or below the log end offset is loaded, and the batch headers
+after it are replayed -- nothing after a clean shutdown, whose snapshot sits at the log
+end offset; everything after the last snapshot after a crash.
 
 Everything that recovery changed goes into ONE log line per partition (WARNING when data
 was dropped, INFO otherwise; DEBUG for a clean load that changed nothing).
@@ -53,6 +57,7 @@ from storage import files
 from storage.config import LogConfig
 from storage.errors import CorruptIndex
 from storage.offset_index import OffsetIndex
+from storage.producer_state import ProducerStateManager, rebuild_producer_state
 from storage.segment import LogSegment
 from storage.time_index import TimeIndex
 
@@ -73,6 +78,8 @@ class RecoveryReport:
     index_rebuilds: int = 0
     swap_files_completed: int = 0
     stray_files_deleted: int = 0
+    producer_snapshot_offset: int | None = None
+    producer_batches_replayed: int = 0
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -97,6 +104,11 @@ class RecoveryReport:
             f"file(s), removed {self.stray_files_deleted} stray file(s); log end offset "
             f"{log_end_offset}"
         )
+        if self.producer_batches_replayed:
+            start = "the log start" if self.producer_snapshot_offset is None else (
+                f"the snapshot at offset {self.producer_snapshot_offset}"
+            )
+            text += f"; replayed {self.producer_batches_replayed} producer batch(es) from {start}"
         if self.errors:
             text += f"; first problem: {self.errors[0]}"
         return text
@@ -122,8 +134,10 @@ def load_log(
     recovery_point: int = 0,
     had_clean_shutdown: bool = False,
     rng: random.Random | None = None,
+    producer_state: ProducerStateManager | None = None,
 ) -> LoadedLog:
-    """Open every segment of `dir`, recovering as the module docstring describes."""
+    """Open every segment of `dir`, recovering as the module docstring describes, and
+    rebuild `producer_state` (when given) up to the log end offset."""
     dir = Path(dir)
     rng = rng or random.Random()
     report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
@@ -163,6 +177,14 @@ def load_log(
         recovery_point = log_end_offset
     else:
         recovery_point = min(recovery_point, log_end_offset)
+
+    if producer_state is not None:
+        producer_state.remove_stray_snapshots(segments.keys())
+        report.producer_batches_replayed = rebuild_producer_state(
+            producer_state, list(segments.values()), log_start_offset, log_end_offset,
+            now_ms=now_ms, reload_from_clean_shutdown=had_clean_shutdown,
+        )
+        report.producer_snapshot_offset = producer_state.loaded_snapshot_offset
 
     level = logging.DEBUG
     if report.dropped_data or report.errors:

@@ -13,8 +13,8 @@ Rules (one step each):
 | rule                 | the log does                               | the model does                      |
 | -------------------- | ------------------------------------------ | ----------------------------------- |
 | append               | `append` 1-3 batches, some compressed      | adds them with the next offsets     |
-| read                 | `read(offset, max_bytes)` at a random      | checks the bytes, batch by batch,   |
-|                      | offset, in range or not                    | and the records of the first one    |
+| read                 | `read(offset, max_bytes, max_offset)` at a | checks the bytes, batch by batch,   |
+|                      | random offset, in range or not             | and the records of the first one    |
 | offset_for_timestamp | `offset_for_timestamp(T)`                  | brute-force scan of its records     |
 | roll                 | `roll`                                     | nothing                             |
 | flush / checkpoint   | `flush`; remember the recovery point as    | nothing                             |
@@ -26,10 +26,11 @@ Rules (one step each):
 |                      | `delete_segments_below`                    | batches of deleted segments         |
 | close_and_reopen     | `close`, maybe delete a segment's index    | nothing                             |
 |                      | files, `open(had_clean_shutdown=True)`     |                                     |
-| kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch that ends at or   |
-|                      | flush, no trim, no marker); cut the active | before the cut; if the log end then |
-|                      | `.log` at a random byte, maybe add zeros;  | falls below log_start_offset, the   |
-|                      | maybe damage index files; open unclean     | log starts empty there              |
+| kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch whose bytes are   |
+|                      | flush, no trim, no marker); cut the active | still intact (those that end before |
+|                      | `.log` at a random byte, maybe add zeros;  | the cut); if the log end then falls |
+|                      | maybe damage index files; open unclean     | below log_start_offset, the log     |
+|                      |                                            | starts empty there                  |
 
 After every step the invariants hold: log start / end offsets match; every batch at or
 after the log start offset reads back whole from its first and its last offset (and from
@@ -273,10 +274,17 @@ class LogStateMachine(RuleBasedStateMachine):
         if writable:  # stamped in place
             assert bytes(buffer) == b"".join(b.data for b in self.batches[-len(specs):])
 
-    @rule(pick=st.integers(0, 2**20), max_bytes=st.sampled_from([0, 1, 100, 700, 3000, 1 << 20]))
-    def read(self, pick, max_bytes):
+    @rule(
+        pick=st.integers(0, 2**20),
+        max_bytes=st.sampled_from([0, 1, 100, 700, 3000, 1 << 20]),
+        limit=st.none() | st.integers(0, 2**20),
+    )
+    def read(self, pick, max_bytes, limit):
         lo, hi = self.log_start_offset - 2, self.next_offset + 2
-        self.check_read(lo + pick % (hi - lo + 1), max_bytes)
+        # `max_offset` (a high watermark) anywhere in [log start, log end], or none.
+        span = self.next_offset - self.log_start_offset + 1
+        max_offset = None if limit is None else self.log_start_offset + limit % span
+        self.check_read(lo + pick % (hi - lo + 1), max_bytes, max_offset)
 
     @rule(pick=st.integers(0, 2**20))
     def offset_for_timestamp(self, pick):
@@ -356,6 +364,7 @@ class LogStateMachine(RuleBasedStateMachine):
         self.checkpointed_recovery_point = recovery_point
         log = self.open(had_clean_shutdown=True, recovery_point=recovery_point)
         report = log.recovery_report
+        self.check_no_leftover_files()
         assert report.bytes_truncated == 0 and report.segments_deleted == 0, report
         assert report.index_rebuilds == (0 if damage == "none" else 1), report
         assert self.segment_bases() == bases
@@ -404,11 +413,16 @@ class LogStateMachine(RuleBasedStateMachine):
             files.offset_index_file_path(self.dir, doomed).unlink(missing_ok=True)
             files.time_index_file_path(self.dir, doomed).unlink(missing_ok=True)
 
-        # The model: batches of the active segment that end at or before the cut survive.
+        # The model: the batches of the active segment whose bytes are intact survive, up to
+        # the first one that is not. That is every batch that ends at or before the cut,
+        # and the one across it too if the zeros happen to restore its tail (a record with
+        # an empty value and no headers ends in zero bytes).
         kept = [b for b in self.batches if b.base_offset < base]
+        in_active = [b for b in self.batches if b.base_offset >= base]
+        after_crash = b"".join(b.data for b in in_active)[:position] + bytes(zeros)
         end = 0
-        for batch in (b for b in self.batches if b.base_offset >= base):
-            if end + batch.size_bytes > position:
+        for batch in in_active:
+            if after_crash[end : end + batch.size_bytes] != batch.data:
                 break
             kept.append(batch)
             end += batch.size_bytes
@@ -423,6 +437,7 @@ class LogStateMachine(RuleBasedStateMachine):
         log = self.open(had_clean_shutdown=False, recovery_point=recovery_point)
         report = log.recovery_report
         event("kill: torn tail dropped" if expected_truncated_bytes else "kill: cut at a batch boundary")
+        self.check_no_leftover_files()
         assert report.bytes_truncated == expected_truncated_bytes, report
         assert (report.batches_dropped > 0) == (expected_truncated_bytes > 0), report
         assert log.recovery_point <= log.log_end_offset
@@ -430,23 +445,30 @@ class LogStateMachine(RuleBasedStateMachine):
 
     # -- checks --
 
-    def check_read(self, offset: int, max_bytes: int) -> None:
+    def check_read(self, offset: int, max_bytes: int, max_offset: int | None = None) -> None:
         log = self.log
         if not self.log_start_offset <= offset <= self.next_offset:
             with pytest.raises(OffsetOutOfRange) as raised:
-                log.read(offset, max_bytes)
+                log.read(offset, max_bytes, max_offset=max_offset)
             error = raised.value
             assert (error.offset, error.log_start_offset, error.log_end_offset) == (
                 offset, self.log_start_offset, self.next_offset,
             )
             return
-        result = log.read(offset, max_bytes)
-        if offset == self.next_offset:
+        result = log.read(offset, max_bytes, max_offset=max_offset)
+        # Batches from `limit` on are beyond max_offset: the one holding it and later ones.
+        limit = len(self.batches)
+        if max_offset is not None and max_offset < self.next_offset:
+            limit = self.batch_index_holding(max_offset)
+        if offset == self.next_offset or (max_offset is not None and offset >= max_offset):
+            assert result.size_bytes == 0
+            return
+        index = self.batch_index_holding(offset)
+        if index >= limit:  # max_offset lies inside the batch holding the offset
             assert result.size_bytes == 0
             return
         data = result.read_bytes()
         assert len(data) == result.size_bytes
-        index = self.batch_index_holding(offset)
         first = self.batches[index]
         # At least the batch holding the offset (min_one_batch); otherwise at most max_bytes.
         assert len(data) == first.size_bytes if max_bytes < first.size_bytes else len(data) <= max_bytes
@@ -462,11 +484,13 @@ class LogStateMachine(RuleBasedStateMachine):
             )
             covered += header.size_bytes
         following = index + len(headers)
+        assert following <= limit, f"read at {offset} returned batches past max_offset {max_offset}"
         if covered < len(data):
             # A batch cut by max_bytes, as Kafka does: the bytes are its prefix.
             assert len(data) == max_bytes
+            assert following < limit, f"read at {offset} returned bytes past max_offset {max_offset}"
             assert data[covered:] == self.batches[following].data[: len(data) - covered]
-        elif len(data) < max_bytes and following < len(self.batches):
+        elif len(data) < max_bytes and following < limit:
             # A short read ends at a segment boundary only.
             assert self.batches[following].base_offset in self.segment_bases(), (
                 f"read at {offset} stopped at offset {self.batches[following].base_offset}, "
@@ -475,6 +499,15 @@ class LogStateMachine(RuleBasedStateMachine):
         got = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in iter_records(data, 0)]
         want = [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in first.records]
         assert got == want
+
+    def check_no_leftover_files(self) -> None:
+        """After loading: no `.deleted` files, and index files only beside a `.log`."""
+        names = {p.name for p in self.dir.iterdir()}
+        assert not [n for n in names if n.endswith(files.DELETED_FILE_SUFFIX)], sorted(names)
+        for name in names:
+            if files.is_index_file(name):
+                base = files.base_offset_from_file_name(name)
+                assert files.log_file_path(self.dir, base).name in names, f"orphan index file {name}"
 
     def check_offset_for_timestamp(self, timestamp_ms: int) -> None:
         expected = None

@@ -1,0 +1,147 @@
+"""Producer snapshot files: `<offset>.snapshot`, the producer state of a partition below
+an offset, in Kafka's byte layout (ProducerStateManager's version-1 snapshot).
+
+    <topic>-<partition>/00000000000000001234.snapshot    state of offsets [.., 1234)
+
+Layout, big-endian, no padding:
+
+| bytes    | field           | type   | meaning                                       |
+| -------- | --------------- | ------ | --------------------------------------------- |
+| 0-1      | version         | int16  | always 1                                      |
+| 2-5      | crc             | uint32 | CRC-32C of every byte from 6 to the end       |
+| 6-9      | entry count     | int32  | N (the length of a classic protocol array)    |
+| 10-      | N entries       | 46 B   | one per producer id, laid end to end:         |
+
+| entry bytes | field                    | type  | meaning                                  |
+| ----------- | ------------------------ | ----- | ---------------------------------------- |
+| 0-7         | producer_id              | int64 |                                          |
+| 8-9         | epoch                    | int16 | the producer's current epoch             |
+| 10-13       | last_sequence            | int32 | of its last batch (-1: no batch)         |
+| 14-21       | last_offset              | int64 | of its last batch (-1: no batch)         |
+| 22-25       | offset_delta             | int32 | last offset - first offset of that batch |
+| 26-33       | timestamp                | int64 | max timestamp of its last append         |
+| 34-37       | coordinator_epoch        | int32 | of the last transaction marker (-1)      |
+| 38-45       | current_txn_first_offset | int64 | first offset of its open transaction (-1)|
+
+Only the LAST batch of each producer is kept (Kafka's format has room for one), so after
+a restart from a snapshot the broker recognises a retry of that batch only; the batches
+replayed from the log after the snapshot add to it.
+
+Crash behaviour: a snapshot is written to `<name>.tmp`, fsynced, renamed over its final
+name and the directory fsynced, so a snapshot file is either whole or absent. A file that
+fails its checks anyway (bit rot, a copy cut short) raises CorruptSnapshot; the producer
+state deletes it and falls back to an older snapshot. A leftover `.snapshot.tmp` is
+deleted by `list_snapshot_files`.
+
+Pure functions over bytes and single files; no state, nothing to serialize.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+from sortedcontainers import SortedDict
+
+from protocol.crc32c import crc32c
+from storage import files
+from storage.checkpoint import fsync_dir
+from storage.errors import CorruptSnapshot
+
+PRODUCER_SNAPSHOT_VERSION = 1
+TEMP_FILE_SUFFIX = ".tmp"
+
+_HEADER = struct.Struct(">hIi")          # version, crc, entry count
+_ENTRY = struct.Struct(">qhiqiqiq")      # the eight fields of one producer
+CRC_POSITION = 2
+ENTRIES_POSITION = 6                     # the CRC covers from here (the count included)
+assert _HEADER.size == 10 and _ENTRY.size == 46
+
+
+class SnapshotEntry(NamedTuple):
+    """One producer's row in a snapshot file, field for field."""
+
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_offset: int
+    offset_delta: int
+    timestamp_ms: int
+    coordinator_epoch: int
+    current_txn_first_offset: int
+
+
+def encode_snapshot(entries: Iterable[SnapshotEntry]) -> bytes:
+    """The bytes of a snapshot file holding `entries`, in the order given."""
+    rows = list(entries)
+    out = bytearray(_HEADER.size + _ENTRY.size * len(rows))
+    _HEADER.pack_into(out, 0, PRODUCER_SNAPSHOT_VERSION, 0, len(rows))
+    position = _HEADER.size
+    for row in rows:
+        _ENTRY.pack_into(out, position, *row)
+        position += _ENTRY.size
+    struct.pack_into(">I", out, CRC_POSITION, crc32c(memoryview(out)[ENTRIES_POSITION:]))
+    return bytes(out)
+
+
+def decode_snapshot(data) -> list[SnapshotEntry]:
+    """The entries of a snapshot file's bytes. Raises CorruptSnapshot on a short file, an
+    unknown version, a CRC mismatch, or a count that does not match the length."""
+    view = memoryview(data)
+    if view.nbytes < _HEADER.size:
+        raise CorruptSnapshot(f"snapshot of {view.nbytes} bytes is shorter than its {_HEADER.size}-byte header")
+    version, stored_crc, count = _HEADER.unpack_from(view, 0)
+    if version != PRODUCER_SNAPSHOT_VERSION:
+        raise CorruptSnapshot(f"snapshot has unknown version {version} (expected {PRODUCER_SNAPSHOT_VERSION})")
+    computed_crc = crc32c(view[ENTRIES_POSITION:])
+    if computed_crc != stored_crc:
+        raise CorruptSnapshot(
+            f"snapshot fails its CRC-32C check (stored 0x{stored_crc:08x}, computed 0x{computed_crc:08x})"
+        )
+    if count < 0 or view.nbytes != _HEADER.size + count * _ENTRY.size:
+        raise CorruptSnapshot(f"snapshot of {view.nbytes} bytes cannot hold the {count} entries it announces")
+    return [SnapshotEntry._make(row) for row in _ENTRY.iter_unpack(view[_HEADER.size :])]
+
+
+def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry]) -> None:
+    """Write a snapshot file atomically (temp file, fsync, rename, fsync the directory)."""
+    data = encode_snapshot(entries)
+    temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
+    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp_path, path)
+    fsync_dir(path.parent)
+
+
+def read_snapshot_file(path: Path) -> list[SnapshotEntry]:
+    """The entries of a snapshot file (CorruptSnapshot if it fails its checks)."""
+    try:
+        return decode_snapshot(Path(path).read_bytes())
+    except CorruptSnapshot as exc:
+        raise CorruptSnapshot(f"{path.name}: {exc}") from None
+
+
+def list_snapshot_files(dir: Path) -> SortedDict:
+    """offset -> path of every `<offset>.snapshot` in `dir`, sorted by offset. Deletes
+    leftover `.snapshot.tmp` files (a write a crash interrupted)."""
+    snapshots = SortedDict()
+    for entry in os.scandir(dir):
+        name = entry.name
+        if not entry.is_file():
+            continue
+        if name.endswith(files.PRODUCER_SNAPSHOT_FILE_SUFFIX + TEMP_FILE_SUFFIX):
+            try:
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                pass
+        elif files.is_producer_snapshot_file(name):
+            snapshots[files.base_offset_from_file_name(name)] = Path(entry.path)
+    return snapshots
