@@ -49,7 +49,8 @@ from pylog.server import Server, start_server
 
 log = logging.getLogger("pylog.broker")
 
-CHECKPOINT_INTERVAL_MS = 60_000
+CHECKPOINT_INTERVAL_MS = 60_000                    # log.flush.offset.checkpoint.interval.ms
+PRODUCER_EXPIRATION_CHECK_INTERVAL_MS = 600_000    # producer.id.expiration.check.interval.ms
 
 
 class Broker:
@@ -99,7 +100,8 @@ class Broker:
         topic_configs = {t.name: self.default_log_config.with_overrides(t.configs)
                          for t in self.metadata.topics.values() if t.configs}
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
-                                           topic_configs=topic_configs)
+                                           topic_configs=topic_configs,
+                                           producer_id_expiration_ms=self.config.producer_id_expiration_ms)
         for topic in self.metadata.topics.values():
             self._open_partitions(topic, 0, started_ms)
         bind_host, bind_port = self.config.listener_address()
@@ -121,7 +123,7 @@ class Broker:
             self.log_manager = None
 
     async def _housekeep(self) -> None:
-        last_checkpoint_ms = now_ms()
+        last_checkpoint_ms = last_expiry_ms = now_ms()
         while True:
             await asyncio.sleep(1.0)
             current = now_ms()
@@ -131,6 +133,9 @@ class Broker:
                 if current - last_checkpoint_ms >= CHECKPOINT_INTERVAL_MS:
                     self.log_manager.write_checkpoints()
                     last_checkpoint_ms = current
+                if current - last_expiry_ms >= PRODUCER_EXPIRATION_CHECK_INTERVAL_MS:
+                    self.log_manager.remove_expired_producers(current)
+                    last_expiry_ms = current
             except Exception:
                 log.exception("housekeeping failed")
 

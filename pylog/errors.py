@@ -37,16 +37,10 @@ def error_code_for(exc: BaseException) -> ErrorCode:
         return ErrorCode.OFFSET_OUT_OF_RANGE
     if isinstance(exc, storage_errors.InvalidConfig):
         return ErrorCode.INVALID_CONFIG
-    for name, code in _PRODUCER_STATE_ERRORS.items():
-        cls = getattr(storage_errors, name, None)
-        if cls is not None and isinstance(exc, cls):
-            return code
+    if isinstance(exc, storage_errors.InvalidProducerEpoch):
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if isinstance(exc, storage_errors.OutOfOrderSequence):
+        return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
+    if isinstance(exc, storage_errors.InvalidTxnState):
+        return ErrorCode.INVALID_TXN_STATE
     return ErrorCode.UNKNOWN_SERVER_ERROR
-
-
-# Raised by storage's producer-state checks (idempotent producers).
-_PRODUCER_STATE_ERRORS = {
-    "OutOfOrderSequence": ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-    "InvalidProducerEpoch": ErrorCode.INVALID_PRODUCER_EPOCH,
-    "UnknownProducerId": ErrorCode.UNKNOWN_PRODUCER_ID,
-}

@@ -18,7 +18,8 @@ the partition's storage log, which is not thread-safe.
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
-from protocol.records import iter_batch_headers
+from protocol.errors import ProtocolError
+from protocol.records import CONTROL_BIT, iter_batch_headers
 from storage.config import LONG_MAX, LogConfig
 from storage.log import AppendInfo, Log
 from storage.segment import FetchResult
@@ -67,10 +68,7 @@ class Partition:
 
     def append(self, records, now_ms: int) -> AppendInfo:
         """Append a produced records blob (validated, stamped, written as it came)."""
-        config = self.log.config
-        if not config.log_append_time and (config.message_timestamp_before_max_ms < LONG_MAX
-                                           or config.message_timestamp_after_max_ms < LONG_MAX):
-            check_timestamps(records, now_ms, config)
+        check_client_batches(records, now_ms, self.log.config)
         info = self.log.append(records, now_ms=now_ms, leader_epoch=self.leader_epoch)
         self.waiters.notify(self.key)
         return info
@@ -80,17 +78,34 @@ class Partition:
                              min_one_batch=min_one_batch)
 
 
-def check_timestamps(records, now_ms: int, config: LogConfig) -> None:
-    """CreateTime topics may bound how far record timestamps stray from the broker's clock
-    (`message.timestamp.before.max.ms` / `message.timestamp.after.max.ms`). Checked from the
-    batch headers: the first record's timestamp against the lower bound, the largest against
-    the upper one (Kafka looks at every record; the header is what pylog reads on this path)."""
-    for _, header in iter_batch_headers(records):
-        if header.base_timestamp >= 0 and now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
-            raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
-                              f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms="
-                              f"{config.message_timestamp_before_max_ms} before the broker's time {now_ms}")
-        if header.max_timestamp - now_ms > config.message_timestamp_after_max_ms:
-            raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
-                              f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms="
-                              f"{config.message_timestamp_after_max_ms} after the broker's time {now_ms}")
+def check_client_batches(records, now_ms: int, config: LogConfig) -> None:
+    """What a client's batches may not be, beyond the format that storage checks.
+
+    - Control batches (transaction markers) come from the transaction coordinator only.
+    - CreateTime topics may bound how far record timestamps stray from the broker's
+      clock (`message.timestamp.before.max.ms` / `.after.max.ms`), checked from the batch
+      headers: the first record's timestamp against the lower bound, the largest against
+      the upper one (Kafka looks at every record; the header is what this path reads).
+    A malformed blob is left for storage's validation to report.
+    """
+    bounded = not config.log_append_time and (config.message_timestamp_before_max_ms < LONG_MAX
+                                              or config.message_timestamp_after_max_ms < LONG_MAX)
+    try:
+        for _, header in iter_batch_headers(records):
+            if header.attributes & CONTROL_BIT:
+                raise BrokerError(ErrorCode.INVALID_RECORD, "clients may not append control batches")
+            if bounded:
+                check_timestamps(header, now_ms, config)
+    except ProtocolError:
+        pass
+
+
+def check_timestamps(header, now_ms: int, config: LogConfig) -> None:
+    if header.base_timestamp >= 0 and now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
+        raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
+                          f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms="
+                          f"{config.message_timestamp_before_max_ms} before the broker's time {now_ms}")
+    if header.max_timestamp - now_ms > config.message_timestamp_after_max_ms:
+        raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
+                          f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms="
+                          f"{config.message_timestamp_after_max_ms} after the broker's time {now_ms}")

@@ -70,15 +70,13 @@ def append_partition(broker, topic: str, data, request, now: int) -> PartitionRe
             check_keys(records)
         info = partition.append(records, now)
     except Exception as exc:
-        duplicate = getattr(exc, "first_offset", None)
-        if type(exc).__name__ == "DuplicateSequence" and duplicate is not None:
-            return PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=duplicate,
-                                     log_start_offset=partition.log_start_offset)
         code = error_code_for(exc)
         if code == ErrorCode.UNKNOWN_SERVER_ERROR:
             log.exception("append to %s-%d failed", topic, data.index)
         return PartitionResponse(index=data.index, error_code=code, error_message=str(exc),
                                  log_start_offset=partition.log_start_offset)
+    # A retried batch the log already holds (idempotent producer) comes back as a duplicate
+    # with the offsets it got the first time: the same answer, nothing written twice.
     return PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
                              log_append_time_ms=info.log_append_time_ms, log_start_offset=info.log_start_offset)
 

@@ -1,0 +1,452 @@
+"""DescribeConfigs (key 32), IncrementalAlterConfigs (key 44), AlterConfigs (key 33).
+
+Resources (Kafka's `ConfigResource.Type` ids): TOPIC (2) and BROKER (4).
+
+DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
+
+- TOPIC: every topic config with the topic's effective value. The source is the first of
+  its synonyms: the topic's own override (DYNAMIC_TOPIC_CONFIG, 1), then the broker
+  settings it derives from, given ones (STATIC_BROKER_CONFIG, 4) before defaults
+  (DEFAULT_CONFIG, 5); no synonym at all means DEFAULT_CONFIG. Kafka keeps a synonym
+  list only from the first entry named like the topic config's primary broker name
+  (`dropWhile(name != primary)`), so `retention.ms`, `segment.ms`, `segment.jitter.ms` and
+  `flush.ms` have no synonyms (source DEFAULT_CONFIG) unless `log.retention.ms`,
+  `log.roll.ms`, ... themselves are given; pylog reports exactly that. An invalid name
+  gets INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
+- BROKER: the resource name is the node id ("1"): the rows of `BrokerConfig.describe()`
+  (plus the unknown names the broker was given, as Kafka lists them). pylog has no
+  dynamic broker configs, so every row is read-only. The empty name asks for the
+  cluster-wide dynamic defaults, of which pylog has none: no rows. Another node id, or a
+  name that is not a number: INVALID_REQUEST.
+- `configuration_keys` null or empty means every config. v0 reports `is_default`
+  (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
+  `config_type` and (when asked) the documentation (null for topic configs).
+
+IncrementalAlterConfigs and AlterConfigs change TOPIC overrides (SET, DELETE, APPEND,
+SUBTRACT; the legacy AlterConfigs replaces the whole set), validated through LogConfig
+(unknown name or bad value: INVALID_CONFIG), stored in the cluster metadata and applied
+to the topic's logs at once; `validate_only` checks and changes nothing. BROKER
+resources are refused (INVALID_REQUEST): every broker config is static in pylog.
+
+The helpers at the bottom (`check_topic_configs`, `effective_topic_configs`) are shared
+with CreateTopics.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterable, NamedTuple
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import (
+    AlterConfigsResponse,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsResponse,
+)
+from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
+from storage.config import LogConfig
+from storage.errors import InvalidConfig
+
+from pylog.config import CONFIG_KEYS as BROKER_CONFIG_KEYS
+from pylog.config import TOPIC_CONFIG_SYNONYMS, ConfigSource, Type
+from pylog.dispatch import Api
+from pylog.errors import BrokerError
+from pylog.metadata import topic_name_problem
+
+log = logging.getLogger("pylog.configs")
+
+DESCRIBE_CONFIGS_KEY = 32
+ALTER_CONFIGS_KEY = 33
+INCREMENTAL_ALTER_CONFIGS_KEY = 44
+
+# ConfigResource.Type ids.
+RESOURCE_UNKNOWN = 0
+RESOURCE_TOPIC = 2
+RESOURCE_BROKER = 4
+RESOURCE_BROKER_LOGGER = 8
+RESOURCE_CLIENT_METRICS = 16
+RESOURCE_GROUP = 32
+_KNOWN_RESOURCE_TYPES = {RESOURCE_TOPIC, RESOURCE_BROKER, RESOURCE_BROKER_LOGGER,
+                         RESOURCE_CLIENT_METRICS, RESOURCE_GROUP}
+_RESOURCE_TYPE_NAMES = {RESOURCE_TOPIC: "TOPIC", RESOURCE_BROKER: "BROKER",
+                        RESOURCE_BROKER_LOGGER: "BROKER_LOGGER",
+                        RESOURCE_CLIENT_METRICS: "CLIENT_METRICS", RESOURCE_GROUP: "GROUP"}
+
+# IncrementalAlterConfigs operations (AlterConfigOp.OpType).
+OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
+_OP_NAMES = {OP_SET: "SET", OP_DELETE: "DELETE", OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
+
+# DescribeConfigsResponse.ConfigType ids.
+CONFIG_TYPE_UNKNOWN = 0
+CONFIG_TYPE_BOOLEAN = 1
+CONFIG_TYPE_STRING = 2
+CONFIG_TYPE_INT = 3
+CONFIG_TYPE_SHORT = 4
+CONFIG_TYPE_LONG = 5
+CONFIG_TYPE_DOUBLE = 6
+CONFIG_TYPE_LIST = 7
+CONFIG_TYPE_CLASS = 8
+CONFIG_TYPE_PASSWORD = 9
+
+_TOPIC_CONFIG_TYPES = {
+    "boolean": CONFIG_TYPE_BOOLEAN, "string": CONFIG_TYPE_STRING, "int": CONFIG_TYPE_INT,
+    "long": CONFIG_TYPE_LONG, "double": CONFIG_TYPE_DOUBLE, "list": CONFIG_TYPE_LIST,
+}
+_BROKER_CONFIG_TYPES = {
+    Type.BOOLEAN: CONFIG_TYPE_BOOLEAN, Type.STRING: CONFIG_TYPE_STRING,
+    Type.INT: CONFIG_TYPE_INT, Type.SHORT: CONFIG_TYPE_SHORT, Type.LONG: CONFIG_TYPE_LONG,
+    Type.DOUBLE: CONFIG_TYPE_DOUBLE, Type.LIST: CONFIG_TYPE_LIST,
+    Type.CSV: CONFIG_TYPE_STRING,  # listeners, log.dirs: Kafka STRINGs holding a list
+}
+
+# Broker names that are one setting in several units, most specific first (Kafka's
+# DynamicBrokerConfig.brokerConfigSynonyms): log.roll.ms/.hours, log.retention.ms/...
+_BROKER_SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
+    broker_name: tuple(name for name, _ in synonyms)
+    for synonyms in TOPIC_CONFIG_SYNONYMS.values() if len(synonyms) > 1
+    for broker_name, _ in synonyms
+}
+
+_DEFAULT_LOG_CONFIG = LogConfig()
+
+Result = DescribeConfigsResponse.DescribeConfigsResult
+Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
+Synonym = DescribeConfigsResponse.DescribeConfigsSynonym
+
+
+def apis(broker) -> list[Api]:
+    """The config APIs, for `Broker._apis()`."""
+    return [
+        Api(DESCRIBE_CONFIGS_KEY, 0, 4, make_describe_configs_handler(broker)),
+        Api(ALTER_CONFIGS_KEY, 0, 2, make_alter_configs_handler(broker)),
+        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, make_incremental_alter_configs_handler(broker)),
+    ]
+
+
+class ConfigValue(NamedTuple):
+    """One config as DescribeConfigs / CreateTopics report it."""
+
+    name: str
+    value: str | None
+    source: ConfigSource
+    synonyms: list[tuple[str, str | None, ConfigSource]]
+    config_type: int
+    documentation: str | None
+
+
+# ---------------------------------------------------------------------------------------
+# DescribeConfigs
+
+
+def make_describe_configs_handler(broker):
+    async def handle(request, context) -> DescribeConfigsResponse:
+        version = context.api_version
+        include_synonyms = version >= 1 and request.include_synonyms
+        include_documentation = version >= 3 and request.include_documentation
+        results = []
+        for resource in request.resources:
+            keys = resource.configuration_keys or None  # null or empty: every config
+            try:
+                values = describe_resource(broker, resource.resource_type, resource.resource_name, keys)
+            except BrokerError as e:
+                results.append(Result(error_code=e.code, error_message=str(e),
+                                      resource_type=resource.resource_type,
+                                      resource_name=resource.resource_name, configs=[]))
+                continue
+            read_only = resource.resource_type == RESOURCE_BROKER
+            entries = [_entry(v, read_only, include_synonyms, include_documentation) for v in values]
+            results.append(Result(error_code=ErrorCode.NONE, error_message=None,
+                                  resource_type=resource.resource_type,
+                                  resource_name=resource.resource_name, configs=entries))
+        return DescribeConfigsResponse(results=results)
+
+    return handle
+
+
+def _entry(value: ConfigValue, read_only: bool, include_synonyms: bool,
+           include_documentation: bool) -> Entry:
+    return Entry(
+        name=value.name, value=value.value, read_only=read_only,
+        is_default=value.source == ConfigSource.DEFAULT_CONFIG,
+        config_source=int(value.source), is_sensitive=False,
+        synonyms=[Synonym(name=n, value=v, source=int(s)) for n, v, s in value.synonyms]
+        if include_synonyms else [],
+        config_type=value.config_type,
+        documentation=value.documentation if include_documentation else None,
+    )
+
+
+def describe_resource(broker, resource_type: int, name: str | None,
+                      keys: Iterable[str] | None = None) -> list[ConfigValue]:
+    """The configs of one resource, or BrokerError with Kafka's code and message."""
+    wanted = None if keys is None else set(keys)
+    if resource_type == RESOURCE_TOPIC:
+        _check_topic_name(name)
+        topic = broker.metadata.topics.get(name)
+        if topic is None:
+            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                              f"The topic '{name}' does not exist.")
+        values = describe_topic_configs(broker, topic.configs)
+    elif resource_type == RESOURCE_BROKER:
+        if not name:
+            return []  # Kafka: the dynamic cluster-wide defaults; pylog has none
+        if _broker_id(name) != broker.node_id:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              f"Unexpected broker id, expected {broker.node_id} or empty string, "
+                              f"but received {name}")
+        values = describe_broker_configs(broker.config)
+    elif resource_type in _KNOWN_RESOURCE_TYPES:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")
+    else:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {resource_type} "
+                                                     f"for resource {name}")
+    if wanted is not None:
+        values = [v for v in values if v.name in wanted]
+    return values
+
+
+def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValue]:
+    """Every topic config of a topic with these overrides, as DescribeConfigs reports it."""
+    effective = broker.topic_log_config(overrides).to_properties()
+    values = []
+    for name in sorted(TOPIC_CONFIG_KEYS):
+        value = effective[name]
+        synonyms = []
+        primary = TOPIC_CONFIG_SYNONYMS.get(name)
+        if primary:
+            synonyms = broker_synonyms(broker.config, primary[0][0])
+        if name in overrides:
+            synonyms.insert(0, (name, value, ConfigSource.TOPIC_CONFIG))
+        source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
+        values.append(ConfigValue(name, value, source, synonyms,
+                                  _TOPIC_CONFIG_TYPES.get(TOPIC_CONFIG_KEYS[name].type,
+                                                          CONFIG_TYPE_UNKNOWN), None))
+    return values
+
+
+def describe_broker_configs(config) -> list[ConfigValue]:
+    """Every broker config, as DescribeConfigs reports it for this node."""
+    values = []
+    for row in config.describe():
+        key = BROKER_CONFIG_KEYS[row.name]
+        synonyms = broker_synonyms(config, row.name)
+        source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
+        values.append(ConfigValue(row.name, row.value, source, synonyms,
+                                  _BROKER_CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
+    for name, text in config.unknown.items():
+        # Kafka lists the names it was given but does not know, as given.
+        values.append(ConfigValue(name, text, ConfigSource.STATIC_BROKER_CONFIG,
+                                  [(name, text, ConfigSource.STATIC_BROKER_CONFIG)],
+                                  CONFIG_TYPE_UNKNOWN, None))
+    values.sort(key=lambda v: v.name)
+    return values
+
+
+def broker_synonyms(config, name: str) -> list[tuple[str, str | None, ConfigSource]]:
+    """Kafka's `ConfigHelper.configSynonyms` for a broker name: the given values of its
+    synonym group, then their defaults, from the first entry named `name` on."""
+    group = _BROKER_SYNONYM_GROUPS.get(name, (name,))
+    given = [n for n in group if n in BROKER_CONFIG_KEYS and config.is_set(n)]
+    result = [(row.name, row.value, ConfigSource.STATIC_BROKER_CONFIG)
+              for row in config.describe(given)] if given else []
+    result.sort(key=lambda s: group.index(s[0]))
+    for synonym in group:
+        key = BROKER_CONFIG_KEYS.get(synonym)
+        if key is not None and key.default is not None:
+            result.append((synonym, key.format(key.default), ConfigSource.DEFAULT_CONFIG))
+    while result and result[0][0] != name:
+        result.pop(0)
+    return result
+
+
+def _broker_id(name: str) -> int:
+    try:
+        return int(name)
+    except ValueError:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Broker id must be an integer, but it is: {name}") from None
+
+
+def _check_topic_name(name: str | None) -> None:
+    problem = "topic name is null" if name is None else topic_name_problem(name)
+    if problem:
+        raise BrokerError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
+
+
+# ---------------------------------------------------------------------------------------
+# IncrementalAlterConfigs and AlterConfigs
+
+
+def make_incremental_alter_configs_handler(broker):
+    async def handle(request, context) -> IncrementalAlterConfigsResponse:
+        Response = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+        responses = []
+        for resource, error in _alter_resources(broker, request, incremental=True):
+            responses.append(Response(
+                error_code=error.code if error else ErrorCode.NONE,
+                error_message=str(error) if error else None,
+                resource_type=resource.resource_type, resource_name=resource.resource_name))
+        return IncrementalAlterConfigsResponse(responses=responses)
+
+    return handle
+
+
+def make_alter_configs_handler(broker):
+    async def handle(request, context) -> AlterConfigsResponse:
+        Response = AlterConfigsResponse.AlterConfigsResourceResponse
+        responses = []
+        for resource, error in _alter_resources(broker, request, incremental=False):
+            responses.append(Response(
+                error_code=error.code if error else ErrorCode.NONE,
+                error_message=str(error) if error else None,
+                resource_type=resource.resource_type, resource_name=resource.resource_name))
+        return AlterConfigsResponse(responses=responses)
+
+    return handle
+
+
+def _alter_resources(broker, request, incremental: bool):
+    """(resource, BrokerError or None) per resource of an (Incremental)AlterConfigs request.
+    A resource named twice gets INVALID_REQUEST once and is not changed."""
+    seen: dict[tuple[int, str], int] = {}
+    for resource in request.resources:
+        key = (resource.resource_type, resource.resource_name)
+        seen[key] = seen.get(key, 0) + 1
+    duplicates = []
+    for resource in request.resources:
+        key = (resource.resource_type, resource.resource_name)
+        if seen[key] > 1:
+            if key not in duplicates:
+                duplicates.append(key)
+                yield resource, BrokerError(ErrorCode.INVALID_REQUEST, "Duplicate resource.")
+            continue
+        try:
+            _alter_resource(broker, resource, incremental, request.validate_only)
+        except BrokerError as e:
+            yield resource, e
+        else:
+            yield resource, None
+
+
+def _alter_resource(broker, resource, incremental: bool, validate_only: bool) -> None:
+    resource_type, name = resource.resource_type, resource.resource_name
+    if resource_type not in _KNOWN_RESOURCE_TYPES:
+        raise BrokerError(ErrorCode.UNSUPPORTED_VERSION, f"Unknown resource type {resource_type}.")
+    names = [c.name for c in resource.configs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Error due to duplicate config keys : {', '.join(repeated)}")
+    if resource_type == RESOURCE_BROKER:
+        if name and _broker_id(name) != broker.node_id:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              f"Unexpected broker id, expected {broker.node_id} or empty string, "
+                              f"but received {name}")
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          "Cannot update these configs dynamically: "
+                          f"{', '.join(sorted(names)) or '(none)'}; pylog's broker configs are "
+                          "static (server.properties or --override)")
+    if resource_type != RESOURCE_TOPIC:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Unknown resource type {_RESOURCE_TYPE_NAMES[resource_type]}")
+    if not name:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
+    _check_topic_name(name)
+    topic = broker.metadata.topics.get(name)
+    current = dict(topic.configs) if topic is not None else {}
+    if incremental:
+        new = _apply_operations(current, resource.configs)
+    else:
+        nulls = [c.name for c in resource.configs if c.value is None]
+        if nulls:
+            raise BrokerError(ErrorCode.INVALID_CONFIG,
+                              f"Null value not supported for topic configs: {','.join(nulls)}")
+        new = {c.name: c.value for c in resource.configs}
+    log_config = check_topic_configs(broker, new)
+    if topic is None:
+        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
+    if validate_only or new == current:
+        return
+    broker.metadata.set_topic_configs(name, new)
+    broker.log_manager.set_topic_config(name, log_config if new else None)
+    log.info("topic %s configs now %s", name, new)
+
+
+def _apply_operations(current: dict[str, str], configs) -> dict[str, str]:
+    """Kafka's ConfigurationControlManager.incrementalAlterConfigResource on the overrides."""
+    new = dict(current)
+    for config in configs:
+        op = config.config_operation
+        if op == OP_SET:
+            if config.value is None:
+                new.pop(config.name, None)  # a null value removes the override, as in Kafka
+            else:
+                new[config.name] = config.value
+        elif op == OP_DELETE:
+            new.pop(config.name, None)
+        elif op in (OP_APPEND, OP_SUBTRACT):
+            key = TOPIC_CONFIG_KEYS.get(config.name)
+            if key is None or key.type != "list":
+                raise BrokerError(ErrorCode.INVALID_CONFIG,
+                                  f"Can't {_OP_NAMES[op]} to key {config.name} because its type "
+                                  "is not LIST.")
+            base = new.get(config.name)
+            if base is None:  # Kafka starts from the topic config's own default
+                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.field))
+            parts = [p for p in base.split(",") if p]
+            for item in (config.value or "").split(","):
+                if op == OP_APPEND and item not in parts:
+                    parts.append(item)
+                elif op == OP_SUBTRACT and item in parts:
+                    parts.remove(item)
+            new[config.name] = ",".join(parts)
+        else:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown operation type {op}")
+    return new
+
+
+# ---------------------------------------------------------------------------------------
+# Shared with CreateTopics
+
+
+def check_topic_configs(broker, configs: dict[str, str | None]) -> LogConfig:
+    """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
+    Kafka's message for a null value, an unknown name or a bad value."""
+    nulls = [name for name, value in configs.items() if value is None]
+    if nulls:
+        raise BrokerError(ErrorCode.INVALID_CONFIG,
+                          f"Null value not supported for topic configs: {','.join(nulls)}")
+    for name in configs:
+        if name not in TOPIC_CONFIG_KEYS:
+            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
+    try:
+        return broker.topic_log_config(configs)
+    except InvalidConfig as e:
+        reason = str(e)
+        prefix = f"{e.name}: "
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+        value = configs.get(e.name)
+        if value is None:
+            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {reason}") from None
+        raise BrokerError(ErrorCode.INVALID_CONFIG,
+                          f"Invalid value {value} for configuration {e.name}: {reason}") from None
+
+
+def effective_topic_configs(broker, overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:
+    """(name, value, source) of every topic config, as CreateTopics v5+ reports a new
+    topic's configs (Kafka's KafkaConfigSchema.resolveEffectiveTopicConfigs): the override
+    (DYNAMIC_TOPIC_CONFIG), else a given broker synonym (STATIC_BROKER_CONFIG), else the
+    default (DEFAULT_CONFIG). Sorted by name."""
+    effective = broker.topic_log_config(overrides).to_properties()
+    result = []
+    for name in sorted(TOPIC_CONFIG_KEYS):
+        if name in overrides:
+            source = ConfigSource.TOPIC_CONFIG
+        elif any(broker.config.is_set(b) for b, _ in TOPIC_CONFIG_SYNONYMS.get(name, ())):
+            source = ConfigSource.STATIC_BROKER_CONFIG
+        else:
+            source = ConfigSource.DEFAULT_CONFIG
+        result.append((name, effective[name], source))
+    return result
