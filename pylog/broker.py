@@ -36,12 +36,14 @@ from pylog.dispatch import Api, Dispatcher
 from pylog.errors import BrokerError
 from pylog.handlers import (
     api_versions,
+    configs as config_handlers,
     fetch,
     init_producer_id,
     list_offsets,
     metadata as metadata_handler,
     offset_for_leader_epoch,
     produce,
+    topics as topic_handlers,
 )
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
@@ -81,6 +83,8 @@ class Broker:
             Api(2, 0, 7, list_offsets.make_handler(self)),
             Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
             Api(22, 0, 4, init_producer_id.make_handler(self)),
+            *topic_handlers.apis(self),
+            *config_handlers.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------

@@ -23,7 +23,7 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   `config_type` and (when asked) the documentation (null for topic configs).
 
 IncrementalAlterConfigs and AlterConfigs change TOPIC overrides (SET, DELETE, APPEND,
-SUBTRACT; the legacy AlterConfigs replaces the whole set), validated through LogConfig
+SUBTRACT; a SET to null deletes; the legacy AlterConfigs replaces the whole set), validated through LogConfig
 (unknown name or bad value: INVALID_CONFIG), stored in the cluster metadata and applied
 to the topic's logs at once; `validate_only` checks and changes nothing. BROKER
 resources are refused (INVALID_REQUEST): every broker config is static in pylog.
@@ -50,7 +50,7 @@ from storage.errors import InvalidConfig
 from pylog.config import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config import TOPIC_CONFIG_SYNONYMS, ConfigSource, Type
 from pylog.dispatch import Api
-from pylog.errors import BrokerError
+from pylog.errors import BrokerError, error_code_for
 from pylog.metadata import topic_name_problem
 
 log = logging.getLogger("pylog.configs")
@@ -358,18 +358,20 @@ def _alter_resource(broker, resource, incremental: bool, validate_only: bool) ->
     if incremental:
         new = _apply_operations(current, resource.configs)
     else:
-        nulls = [c.name for c in resource.configs if c.value is None]
-        if nulls:
-            raise BrokerError(ErrorCode.INVALID_CONFIG,
-                              f"Null value not supported for topic configs: {','.join(nulls)}")
-        new = {c.name: c.value for c in resource.configs}
+        # The whole set is replaced; a null value leaves the name out, as in Kafka's
+        # controller (legacyAlterConfigResource).
+        new = {c.name: c.value for c in resource.configs if c.value is not None}
     log_config = check_topic_configs(broker, new)
     if topic is None:
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
     if validate_only or new == current:
         return
-    broker.metadata.set_topic_configs(name, new)
-    broker.log_manager.set_topic_config(name, log_config if new else None)
+    try:
+        broker.metadata.set_topic_configs(name, new)
+        broker.log_manager.set_topic_config(name, log_config if new else None)
+    except Exception as e:
+        log.exception("changing the configs of topic %s failed", name)
+        raise BrokerError(error_code_for(e), f"changing the configs of topic {name} failed: {e}") from e
     log.info("topic %s configs now %s", name, new)
 
 

@@ -48,7 +48,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import CreatePartitionsResponse, CreateTopicsResponse, DeleteTopicsResponse
 
 from pylog.dispatch import Api
-from pylog.errors import BrokerError
+from pylog.errors import BrokerError, error_code_for
 from pylog.handlers.configs import check_topic_configs, effective_topic_configs
 from pylog.metadata import topic_name_problem
 
@@ -90,6 +90,18 @@ def _collision_key(name: str) -> str:
     return name.replace(".", "_")
 
 
+def _apply(what: str, fn, *args):
+    """Call a broker method; an unexpected failure (a disk error, say) becomes a per-topic
+    error instead of closing the connection."""
+    try:
+        return fn(*args)
+    except BrokerError:
+        raise
+    except Exception as e:
+        log.exception("%s failed", what)
+        raise BrokerError(error_code_for(e), f"{what} failed: {e}") from e
+
+
 # ---------------------------------------------------------------------------------------
 # CreateTopics
 
@@ -125,7 +137,8 @@ def make_create_topics_handler(broker):
                 topic_id = uuid.uuid4()
             else:
                 try:
-                    topic_id = broker.create_topic(topic.name, num_partitions, configs).topic_id
+                    topic_id = _apply(f"creating topic {topic.name}", broker.create_topic, topic.name,
+                                      num_partitions, configs).topic_id
                 except BrokerError as e:
                     results.append(_failed(topic.name, e))
                     continue
@@ -255,7 +268,7 @@ def make_delete_topics_handler(broker):
                                             error_message=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.message))
                 continue
             try:
-                broker.delete_topic(name)
+                _apply(f"deleting topic {name}", broker.delete_topic, name)
             except BrokerError as e:
                 results.append(DeleteResult(name=name, error_code=e.code, error_message=str(e)))
                 continue
@@ -286,7 +299,8 @@ def make_create_partitions_handler(broker):
                     raise BrokerError(ErrorCode.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
                 budget -= additional
                 if not request.validate_only:
-                    broker.create_partitions(topic.name, topic.count)
+                    _apply(f"adding partitions to {topic.name}", broker.create_partitions, topic.name,
+                           topic.count)
                     log.info("topic %s now has %d partitions", topic.name, topic.count)
             except BrokerError as e:
                 results.append(PartitionsResult(name=topic.name, error_code=e.code, error_message=str(e)))
