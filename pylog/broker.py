@@ -106,8 +106,11 @@ class Broker:
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
                                            topic_configs=topic_configs,
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms)
-        for topic in self.metadata.topics.values():
-            self._open_partitions(topic, 0, started_ms)
+        for topic in list(self.metadata.topics.values()):
+            if topic.deleting:
+                self.delete_topic(topic.name)  # a delete interrupted by a crash
+            else:
+                self._open_partitions(topic, 0, started_ms)
         bind_host, bind_port = self.config.listener_address()
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
                                          bind_port if port is None else port,
@@ -191,6 +194,7 @@ class Broker:
         topic = self.metadata.topics.get(name)
         if topic is None:
             raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
+        self.metadata.mark_deleting(name)
         for index in range(topic.num_partitions):
             self.partitions.pop((name, index), None)
             self.log_manager.delete_log(name, index)

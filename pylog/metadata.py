@@ -17,7 +17,9 @@ before the first id of the block is used, so a restart never reuses an id (Kafka
 
 Crash behaviour: the JSON file is replaced whole by rename, so a crash leaves the old or
 the new version. A topic created just before a crash may have partition directories but
-no entry; `load` adopts such directories as topics with default configs.
+no entry; `load` adopts such directories as topics with default configs. A topic being
+deleted is marked `deleting` before its logs go and removed after: a crash in between
+leaves the mark, and the broker finishes the delete at its next start.
 
 Concurrency: owned by the broker's event loop; not thread-safe.
 """
@@ -61,6 +63,7 @@ class TopicInfo:
     topic_id: uuid.UUID
     num_partitions: int
     configs: dict[str, str] = field(default_factory=dict)  # overrides only, Kafka names
+    deleting: bool = False  # saved before the logs are removed; a restart finishes the delete
 
     @property
     def is_internal(self) -> bool:
@@ -93,7 +96,7 @@ class ClusterMetadata:
             state = json.loads(path.read_text(encoding="utf-8"))
             for name, entry in state.get("topics", {}).items():
                 metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
-                                                  dict(entry.get("configs", {})))
+                                                  dict(entry.get("configs", {})), entry.get("deleting", False))
             metadata._producer_id_block_end = state.get("producer_id_block_end", 0)
             metadata._next_producer_id = metadata._producer_id_block_end
         metadata._adopt_partition_dirs()
@@ -128,8 +131,9 @@ class ClusterMetadata:
 
     def save(self) -> None:
         state = {
-            "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions,
-                                "configs": t.configs} for t in sorted(self.topics.values(), key=lambda t: t.name)},
+            "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions, "configs": t.configs,
+                                **({"deleting": True} if t.deleting else {})}
+                       for t in sorted(self.topics.values(), key=lambda t: t.name)},
             "producer_id_block_end": self._producer_id_block_end,
         }
         _write_atomically(self.log_dir / TOPICS_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
@@ -141,6 +145,10 @@ class ClusterMetadata:
         self.topics[name] = topic
         self.save()
         return topic
+
+    def mark_deleting(self, name: str) -> None:
+        self.topics[name].deleting = True
+        self.save()
 
     def remove_topic(self, name: str) -> TopicInfo:
         topic = self.topics.pop(name)
