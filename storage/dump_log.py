@@ -142,6 +142,8 @@ from typing import TextIO
 from protocol import records
 from protocol.compression import decompress
 from protocol.errors import ProtocolError
+from storage.errors import CorruptSnapshot
+from storage.producer_snapshot import read_snapshot_file
 
 __all__ = [
     "DumpResult", "dump_files", "dump_file", "dump_log_segment", "dump_offset_index",
@@ -300,8 +302,6 @@ def dump_file(path: str | os.PathLike, out: TextIO, err: TextIO | None = None, *
     kind = _file_kind(path.name)
     if kind == "unknown":
         message = f"Ignoring unknown file {path}: dump-log reads {_KNOWN_KINDS} files"
-        if path.name.endswith(".snapshot"):
-            message += " (producer state snapshots are not decoded yet)"
         err.write(message + "\n")
         return DumpResult(str(path), kind, error=message)
     if not path.is_file():
@@ -321,6 +321,8 @@ def dump_file(path: str | os.PathLike, out: TextIO, err: TextIO | None = None, *
         if kind == "timeindex":
             return dump_time_index(path, out, sanity_check_only=index_sanity_check,
                                    verify_only=verify_index_only)
+        if kind == "producer_snapshot":
+            return dump_producer_snapshot(path, out)
         return dump_transaction_index(path, out)
     except OSError as error:
         message = f"Cannot dump {path}: {error.strerror or error}"
@@ -367,7 +369,8 @@ def _file_kind(name: str) -> str:
             break
     extension = os.path.splitext(name)[1]
     return {".log": "log", ".index": "index", ".timeindex": "timeindex",
-            ".txnindex": "txnindex", ".checkpoint": "snapshot"}.get(extension, "unknown")
+            ".txnindex": "txnindex", ".checkpoint": "snapshot",
+            ".snapshot": "producer_snapshot"}.get(extension, "unknown")
 
 
 def _base_offset_from_name(path: Path) -> int | None:
@@ -1014,6 +1017,29 @@ def dump_transaction_index(path: str | os.PathLike, out: TextIO) -> DumpResult:
     if whole != len(data):
         result.index_problems.append(f"the file has {len(data)} bytes, not a whole number of "
                                      f"{ABORTED_TXN_ENTRY.size}-byte entries")
+    return result
+
+
+def dump_producer_snapshot(path: str | os.PathLike, out: TextIO) -> DumpResult:
+    """Print a producer-state `.snapshot` file: one line per idempotent producer, giving
+    what the broker needs to check its next batch (epoch, last sequence and offset)."""
+    path = Path(path)
+    result = DumpResult(str(path), "producer_snapshot")
+    try:
+        entries = read_snapshot_file(path)
+    except CorruptSnapshot as error:
+        result.index_problems.append(str(error))
+        out.write(f"Cannot decode {path.name}: {error}\n")
+        return result
+    for entry in entries:
+        result.entries += 1
+        first_sequence = entry.last_sequence - entry.offset_delta if entry.last_sequence >= 0 else -1
+        txn_first = entry.current_txn_first_offset if entry.current_txn_first_offset >= 0 else "None"
+        out.write(f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
+                  f"coordinatorEpoch: {entry.coordinator_epoch} currentTxnFirstOffset: {txn_first} "
+                  f"lastTimestamp: {entry.timestamp_ms} firstSequence: {first_sequence} "
+                  f"lastSequence: {entry.last_sequence} lastOffset: {entry.last_offset} "
+                  f"offsetDelta: {entry.offset_delta} timestamp: {entry.timestamp_ms}\n")
     return result
 
 

@@ -732,7 +732,9 @@ def test_main_writes_dumps_to_stdout_and_findings_to_stderr(tmp_path):
 # Layering
 
 
-def test_imports_only_the_record_codec_from_protocol():
+def test_imports_only_the_record_codec_and_file_formats():
+    """dump-log reads segments and indexes itself, so that it can check the engine's files;
+    it may borrow only the record codec and the producer-snapshot file format."""
     tree = ast.parse(Path(dump_log.__file__).read_text())
     imported = set()
     for node in ast.walk(tree):
@@ -743,4 +745,20 @@ def test_imports_only_the_record_codec_from_protocol():
             imported.update(f"{node.module}.{alias.name}" for alias in node.names
                             if node.module == "protocol")
     project = {name for name in imported if name.split(".")[0] in ("protocol", "pylog", "storage")}
-    assert project <= {"protocol", "protocol.records", "protocol.compression", "protocol.errors"}
+    assert project <= {"protocol", "protocol.records", "protocol.compression", "protocol.errors",
+                       "storage.errors", "storage.producer_snapshot"}
+
+
+def test_producer_snapshot_files_are_dumped(tmp_path):
+    """A `.snapshot` written by the producer-state code prints one line per producer."""
+    from storage.producer_snapshot import SnapshotEntry, write_snapshot_file
+
+    path = tmp_path / "00000000000000000042.snapshot"
+    write_snapshot_file(path, [SnapshotEntry(7, 2, 41, 40, 4, 1_700_000_000_000, -1, -1)])
+    out, err = io.StringIO(), io.StringIO()
+    assert dump_log.main([str(path)], stdout=out, stderr=err) == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"Dumping {path}"
+    assert lines[1] == ("producerId: 7 producerEpoch: 2 coordinatorEpoch: -1 currentTxnFirstOffset: None "
+                        "lastTimestamp: 1700000000000 firstSequence: 37 lastSequence: 41 lastOffset: 40 "
+                        "offsetDelta: 4 timestamp: 1700000000000")
