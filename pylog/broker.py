@@ -38,6 +38,7 @@ from pylog.handlers import (
     api_versions,
     configs as config_handlers,
     fetch,
+    find_coordinator,
     init_producer_id,
     list_offsets,
     metadata as metadata_handler,
@@ -83,6 +84,7 @@ class Broker:
             Api(2, 0, 7, list_offsets.make_handler(self)),
             Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
             Api(22, 0, 4, init_producer_id.make_handler(self)),
+            Api(10, 0, 4, find_coordinator.make_handler(self)),
             *topic_handlers.apis(self),
             *config_handlers.apis(self),
         ]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import ListOffsetsResponse
+from protocol.records import TimestampType, iter_records, read_batch_header
 from pylog.handlers.fetch import check_leader_epoch
 
 EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
@@ -60,10 +61,28 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int) -> P
 
 
 def max_timestamp(partition) -> tuple[int, int]:
-    """(timestamp, offset) of the largest timestamp in the log, from each segment's time index."""
-    best = (-1, -1)
+    """(timestamp, offset) of the first record carrying the log's largest timestamp.
+
+    Each segment knows its largest timestamp and the last offset of the batch that holds
+    it (from its time index); that batch is read and its records scanned for the first
+    one with that timestamp, as Kafka does since 3.8 (KAFKA-16310). Per-record work, on
+    a path clients rarely take."""
+    best = None
     for segment in partition.log.segments:
         found = segment.max_timestamp_so_far
-        if found.timestamp_ms > best[0]:
-            best = (found.timestamp_ms, found.offset)
-    return best
+        if found.timestamp_ms >= 0 and (best is None or found.timestamp_ms > best[1].timestamp_ms):
+            best = (segment, found)
+    if best is None:
+        return -1, -1
+    segment, found = best
+    batch = segment.translate_offset(found.offset)
+    if batch is None:
+        return found.timestamp_ms, found.offset
+    data = segment.read_bytes(batch.position, batch.size_bytes)
+    header = read_batch_header(data)
+    if header.timestamp_type == TimestampType.LOG_APPEND_TIME:
+        return header.max_timestamp, header.base_offset
+    for record in iter_records(data):
+        if record.timestamp == found.timestamp_ms:
+            return record.timestamp, record.offset
+    return found.timestamp_ms, found.offset

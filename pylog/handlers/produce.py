@@ -20,7 +20,8 @@ import logging
 from protocol.error_codes import ErrorCode
 from protocol.errors import ProtocolError
 from protocol.messages import ProduceResponse
-from protocol.records import iter_batch_headers, iter_records
+from protocol.primitives import INT32
+from protocol.records import LOG_OVERHEAD, iter_batch_headers, iter_records
 from pylog.clock import now_ms
 from pylog.errors import BrokerError, error_code_for
 
@@ -65,6 +66,10 @@ def append_partition(broker, topic: str, data, request, now: int) -> PartitionRe
     if request.transactional_id is not None:
         return PartitionResponse(index=data.index, error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                                  error_message="transactions are not supported yet")
+    if len(records) >= LOG_OVERHEAD and INT32.unpack_from(records, 8)[0] + LOG_OVERHEAD < len(records):
+        # Kafka: "Produce requests with version 3 are only allowed to contain exactly one record batch"
+        return PartitionResponse(index=data.index, error_code=ErrorCode.INVALID_RECORD,
+                                 error_message="a produce request carries exactly one record batch per partition")
     try:
         if partition.config.compact:
             check_keys(records)
