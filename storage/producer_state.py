@@ -50,13 +50,24 @@ Truncation does the same from the latest snapshot at or below the new end. Produ
 whose last timestamp is `producer.id.expiration.ms` old are dropped on load and by
 `remove_expired_producers`.
 
-Unlike Kafka, an empty table is not written while no snapshot exists: a log that never
-saw an idempotent producer has no `.snapshot` files (its directory looks as it did before
-producer state existed). Hence the rule on open: no snapshot after a clean shutdown means
-no producers (Kafka's rule too, for logs written by old brokers); no snapshot after a
-crash means a replay from the log start offset. Once a snapshot exists, every roll and
-close writes one, empty or not, as Kafka does, so that an older snapshot never outlives
-the producers it names.
+Every roll and every clean close writes a snapshot, EMPTY TABLE INCLUDED, as Kafka does
+(its `takeSnapshot` writes whenever the map end offset has moved past the last snapshot).
+An empty snapshot looks like wasted bytes (10 of them), but it carries the one fact that
+keeps recovery cheap: "no producer state below this offset". Without it, an unclean open
+of a log that never saw an idempotent producer would have no snapshot to start from and
+would have to replay the batch headers of EVERY segment from the log start, on every
+crash: the cost of recovery would grow with the size of the log, the very thing the
+recovery point exists to prevent. With it, the replay starts at the last snapshot at or
+below the log end -- the active segment's base offset, which is also where the recovery
+point sits after a roll -- and recovery reads only the unflushed tail. It also means an
+older snapshot never outlives the producers it names.
+
+`_last_snapshot_offset` is Kafka's `lastSnapOffset`: a snapshot is written only at an
+offset above it, so a log closed empty at its start offset writes none (there is nothing
+below the start to describe). The rules on open are Kafka's: no snapshot after a clean
+shutdown means a log written before producer state existed, hence no producers (and empty
+snapshots are written at the last two segment bases and the log end, so the next open
+finds them); no snapshot after a crash means a replay from the log start offset.
 
 After a crash, snapshot files are whole or absent (written to a temp file and renamed).
 A snapshot above the recovered log end offset is deleted before loading; so is one at or
@@ -300,6 +311,8 @@ class ProducerStateManager:
         self._view = MappingProxyType(self._producers)
         self._snapshots = list_snapshot_files(self.dir)  # SortedDict: offset -> Path
         self._map_end_offset = 0
+        # Kafka's lastSnapOffset: take_snapshot writes only above it (see the docstring).
+        self._last_snapshot_offset = 0
         # The offset of the snapshot the last reload started from (None: from nothing).
         self.loaded_snapshot_offset: int | None = None
 
@@ -453,17 +466,17 @@ class ProducerStateManager:
     # -- snapshots --
 
     def take_snapshot(self) -> Path | None:
-        """Write the table to `<map end offset>.snapshot` unless a snapshot at that offset
-        exists or there is nothing to say (an empty table and no snapshot so far)."""
+        """Write the table, empty or not, to `<map end offset>.snapshot` if the map end
+        offset has moved past the last snapshot (Kafka's rule; see the module docstring).
+        Returns the path written, or None."""
         offset = self._map_end_offset
         latest = self.latest_snapshot_offset
-        if latest is not None and offset <= latest:
-            return None
-        if not self._producers and not self._snapshots:
+        if offset <= self._last_snapshot_offset or (latest is not None and offset <= latest):
             return None
         path = files.producer_snapshot_file_path(self.dir, offset)
         write_snapshot_file(path, (self._producers[pid].to_snapshot_entry() for pid in sorted(self._producers)))
         self._snapshots[offset] = path
+        self._last_snapshot_offset = offset
         logger.debug("Wrote producer snapshot %s with %d producer(s)", path.name, len(self._producers))
         return path
 
@@ -482,10 +495,10 @@ class ProducerStateManager:
                 entry = ProducerStateEntry.from_snapshot_entry(row)
                 if not self._is_expired(entry, now_ms):
                     self._producers[entry.producer_id] = entry
-            self._map_end_offset = offset
+            self._map_end_offset = self._last_snapshot_offset = offset
             self.loaded_snapshot_offset = offset
             return
-        self._map_end_offset = log_start_offset
+        self._map_end_offset = self._last_snapshot_offset = log_start_offset
         self.loaded_snapshot_offset = None
 
     def truncate_and_reload(self, log_start_offset: int, log_end_offset: int, now_ms: int) -> None:
@@ -500,6 +513,8 @@ class ProducerStateManager:
             self._load_from_snapshot(log_start_offset, now_ms)
         else:
             self._map_end_offset = max(self._map_end_offset, log_start_offset)
+            latest = self.latest_snapshot_offset
+            self._last_snapshot_offset = log_start_offset if latest is None else latest
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Forget everything, snapshots included; the table starts empty at `offset`."""
@@ -507,6 +522,7 @@ class ProducerStateManager:
         for snapshot_offset in list(self._snapshots.keys()):
             self._remove_snapshot(snapshot_offset)
         self._map_end_offset = offset
+        self._last_snapshot_offset = 0
 
     def delete_snapshots_before(self, offset: int) -> int:
         """Delete the snapshots below `offset` (their segments are gone); return how many."""
@@ -566,7 +582,14 @@ def rebuild_producer_state(
             offsets_to_snapshot.add(segments[-2].base_offset)
 
     if state.latest_snapshot_offset is None and reload_from_clean_shutdown:
-        # No snapshot after a clean shutdown: there were no producers (see the docstring).
+        # No snapshot after a clean shutdown: a log from before producer state, so no
+        # producers (see the module docstring). As Kafka does, write empty snapshots at
+        # the last two segment bases and the log end, so that a later truncation or
+        # unclean open need not replay from the log start.
+        for offset in sorted(offsets_to_snapshot):
+            if offset > log_start_offset:
+                state.update_map_end_offset(offset)
+                state.take_snapshot()
         state.update_map_end_offset(last_offset)
         return 0
 

@@ -18,10 +18,20 @@ receive a final time-index entry (the segment's largest timestamp) and are trimm
 their valid entries; it is then never written again, only read, truncated by
 replication, renamed or deleted.
 
-Finding offset T (`translate_offset`): largest-lower-bound search of the offset index,
-then a forward scan of batch headers (61 bytes each, read in 16 KiB chunks) from the
-position found: at most one index interval plus one batch. The cost does not depend on
-the size of the segment.
+Finding offset T (`translate_offset`): one bisection of the offset index brackets the
+batch holding T between two entries, then a forward scan of batch headers from the lower
+one: at most one index interval plus one batch. Only the 27 bytes of each header that
+the scan needs are read -- usually in ONE small pread: the whole bracket when the
+batches are small, the header at the upper entry when they are large (see the method).
+The cost does not depend on the size of the segment, nor on that of the log. (What is
+left of a difference between a small log and a large one is the hardware's: a header
+read at a random place in gigabytes of page cache misses the CPU caches and TLB more
+often than one in a few megabytes, ~0.2-0.4 us per read on the machines measured.)
+
+Rolling. `should_roll` checks Kafka's roll conditions exactly. The log does not call it
+before every append: `roll_bounds` turns the conditions into a few numbers (the largest
+offset, the size, timestamp and clock below which no condition can hold) that the log
+compares inline, and it runs the exact checks only when a bound is crossed.
 
 Crash behaviour. Appends are plain `pwrite`s at the end of the file; after a crash the
 file may end with a torn batch or with garbage (zeros, if the file system extended the
@@ -41,7 +51,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 from protocol.errors import ProtocolError
 from protocol.records import (
@@ -66,10 +76,40 @@ RECOVERY_CHUNK_BYTES = 1024 * 1024
 
 _BATCH_LENGTH = struct.Struct(">i")
 
+# What finding an offset needs from a batch header: base_offset (position 0),
+# batch_length (8), magic (16) and last_offset_delta (23). They all lie in the first 27
+# bytes, so a hop from batch to batch reads 27 bytes, not the whole 61-byte header.
+_OFFSET_FIELDS = struct.Struct(">qi4xb6xi")
+OFFSET_FIELDS_SIZE = _OFFSET_FIELDS.size
+assert OFFSET_FIELDS_SIZE == 27
 
-@dataclass(frozen=True, slots=True)
-class BatchPosition:
-    """Where one batch lies in a segment."""
+
+_NEVER = float("inf")
+
+
+class RollBounds(NamedTuple):
+    """When the active segment might have to roll, in numbers the log can compare
+    without a call: `should_roll` is false as long as the append's last offset is at
+    most `max_offset`, the segment is smaller than `index_check_position` bytes, the
+    append's max timestamp is at most `max_timestamp_ms` and the clock at most
+    `max_now_ms` (and the append fits segment.bytes, which the log checks itself).
+
+    The offset and time limits are exact (they are the roll rules rearranged); the
+    index limit is a lower bound on the size at which an index could be full, since
+    entries are at least index.interval.bytes apart. Crossing one only means "run the
+    exact checks" (see Log.append).
+    """
+
+    max_offset: int
+    index_check_position: int
+    max_timestamp_ms: float
+    max_now_ms: float
+
+
+class BatchPosition(NamedTuple):
+    """Where one batch lies in a segment. (NamedTuples here and in FetchResult: as
+    immutable as frozen dataclasses, and several times cheaper to build, which the
+    read path does once per fetch.)"""
 
     base_offset: int
     last_offset: int
@@ -77,8 +117,7 @@ class BatchPosition:
     size_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class FetchResult:
+class FetchResult(NamedTuple):
     """A byte range of a segment file to send to a consumer or follower.
 
     `fd` is the segment's open file descriptor: pass it to `os.sendfile` or `os.pread`
@@ -132,10 +171,18 @@ class LogSegment:
     ):
         self.dir = Path(dir)
         self.base_offset = base_offset
-        self.extra_suffix = extra_suffix
+        self._extra_suffix = extra_suffix
+        # Built once (and again on a rename): a Path costs a few microseconds to make,
+        # and every FetchResult carries it.
+        self._log_path = files.log_file_path(self.dir, base_offset, extra_suffix)
         self.roll_jitter_ms = roll_jitter_ms
         self.created_ms = now_ms
         self.index_interval_bytes = config.index_interval_bytes
+        # translate_offset's read sizes (see there): one index interval and a header's
+        # offset fields cover a walk through small batches in one pread; a bracket wider
+        # than two intervals holds large batches.
+        self._scan_first_read_bytes = config.index_interval_bytes + OFFSET_FIELDS_SIZE
+        self._large_scan_bytes = 2 * config.index_interval_bytes
         self.max_index_size_bytes = config.segment_index_bytes
         self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
         self._size_bytes = os.fstat(self._fd).st_size
@@ -150,8 +197,13 @@ class LogSegment:
     # -- files --
 
     @property
+    def extra_suffix(self) -> str:
+        """"" for a live segment, else ".deleted", ".swap", ... (see `change_suffix`)."""
+        return self._extra_suffix
+
+    @property
     def log_path(self) -> Path:
-        return files.log_file_path(self.dir, self.base_offset, self.extra_suffix)
+        return self._log_path
 
     @property
     def offset_index_path(self) -> Path:
@@ -191,32 +243,43 @@ class LogSegment:
         `batches` describes them in order as (last_offset, max_timestamp_ms, size_bytes).
         Index entries follow Kafka's rule (see offset_index.py). Returns the position the
         first batch was written at. On a write error the file is cut back to its old size.
+
+        This runs once per produced batch, so the loop keeps the running maximum
+        timestamp in two local ints and builds one TimestampOffset at the end (only if it
+        changed), and reads the indexes and settings into locals once.
         """
         if not batches:
             return self._size_bytes
         largest_offset = batches[-1][0]
-        if not self.offset_index.can_append_offset(largest_offset):
+        if not 0 <= largest_offset - self.base_offset <= RELATIVE_OFFSET_MAX:
             raise SegmentOffsetOverflow(self.base_offset, largest_offset)
         start_position = position = self._size_bytes
         if position == 0:
             self._rolling_based_timestamp_ms = max(batch[1] for batch in batches)
         self._write_at_end(data)
-        max_timestamp = self.max_timestamp_so_far
-        offset_index, time_index = self.offset_index, self.time_index
-        for last_offset, max_timestamp_ms, size_bytes in batches:
-            if max_timestamp_ms > max_timestamp.timestamp_ms:
-                max_timestamp = TimestampOffset(max_timestamp_ms, last_offset)
-            if self._bytes_since_last_index_entry > self.index_interval_bytes:
+        max_timestamp = self._max_timestamp or self.max_timestamp_so_far
+        max_timestamp_ms, offset_of_max_timestamp = max_timestamp
+        # (The properties open the indexes lazily; an active segment has them open.)
+        offset_index = self._offset_index or self.offset_index
+        time_index = self._time_index or self.time_index
+        interval = self.index_interval_bytes
+        bytes_since_last_index_entry = self._bytes_since_last_index_entry
+        for last_offset, batch_max_timestamp_ms, size_bytes in batches:
+            if batch_max_timestamp_ms > max_timestamp_ms:
+                max_timestamp_ms, offset_of_max_timestamp = batch_max_timestamp_ms, last_offset
+            if bytes_since_last_index_entry > interval:
                 # A full index only makes the index coarser; the roll check before the
                 # next append sees it full and rolls.
                 if not offset_index.is_full():
                     offset_index.append(last_offset, position)
                 if not time_index.is_full():
-                    time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset)
-                self._bytes_since_last_index_entry = 0
+                    time_index.maybe_append(max_timestamp_ms, offset_of_max_timestamp)
+                bytes_since_last_index_entry = 0
             position += size_bytes
-            self._bytes_since_last_index_entry += size_bytes
-        self._max_timestamp = max_timestamp
+            bytes_since_last_index_entry += size_bytes
+        self._bytes_since_last_index_entry = bytes_since_last_index_entry
+        if max_timestamp_ms != max_timestamp[0]:
+            self._max_timestamp = TimestampOffset(max_timestamp_ms, offset_of_max_timestamp)
         return start_position
 
     def _write_at_end(self, data) -> None:
@@ -240,11 +303,70 @@ class LogSegment:
     # -- reading --
 
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
-        """The batch holding `offset`, or the first batch after it; None past the end."""
-        mapping = self.offset_index.lookup(offset)
-        for position, header in self.scan_batch_headers(max(mapping.position, starting_position)):
-            if header.last_offset >= offset:
-                return BatchPosition(header.base_offset, header.last_offset, position, header.size_bytes)
+        """The batch holding `offset`, or the first batch after it; None past the end.
+
+        One bisection of the offset index brackets the batch (`OffsetIndex.scan_bounds`):
+        it starts after the batch at `low` and at or before the batch at `high`. Then:
+
+        - `high` far from `low` (more than two index intervals: large batches): read the
+          header of the batch at `high` first. It ends at or after `offset`; if it also
+          starts at or before it, it is the answer, found with ONE read of 27 bytes.
+          That is the usual case for large batches, where every batch gets an entry.
+        - otherwise (small batches, or the tail after the last entry): walk the batch
+          headers from `low`, hopping by batch_length, reading the whole bracket (at most
+          about one index interval) in one pread first and 27 bytes per hop after that.
+
+        Either way, at most one index interval plus one batch is read, and the usual
+        cost is one small pread. (Kafka walks from the floor entry, reading each header
+        through a buffer. The walk this replaced read 16 KiB chunks from the floor entry:
+        with 1 MiB batches that is two 16 KiB preads 1 MiB apart per lookup, and copying
+        them from a page cache of gigabytes, mostly out of the CPU caches, cost a few
+        microseconds more than from a 16 MiB log. Reading 27 bytes, once, removed most of
+        that difference.) A header that cannot be walked (bad magic, impossible length,
+        a batch cut by the end of the file) ends the walk as the end of the file would.
+        """
+        low, high = self.offset_index.scan_bounds(offset)
+        if starting_position > low:
+            low = starting_position
+        end = self._size_bytes
+        if high > low:
+            span = high - low
+            if span > self._large_scan_bytes:
+                batch = self._walk(high, offset, end, OFFSET_FIELDS_SIZE)
+                if batch is not None and batch.base_offset <= offset:
+                    return batch
+                return self._walk(low, offset, end, self._scan_first_read_bytes)
+            return self._walk(low, offset, end, span + OFFSET_FIELDS_SIZE)
+        return self._walk(low, offset, end, self._scan_first_read_bytes)
+
+    def _walk(self, position: int, offset: int, end: int, first_read_bytes: int) -> BatchPosition | None:
+        """The first whole batch from `position` on whose last offset is >= `offset`.
+
+        Reads `first_read_bytes` at `position` first, then 27 bytes (the offset fields,
+        see _OFFSET_FIELDS) at each header the first read did not cover."""
+        if end - position < BATCH_HEADER_SIZE:
+            return None
+        fd = self._fd
+        unpack_from = _OFFSET_FIELDS.unpack_from
+        chunk = os.pread(fd, first_read_bytes, position)
+        chunk_start = position
+        while end - position >= BATCH_HEADER_SIZE:
+            at = position - chunk_start
+            if at + OFFSET_FIELDS_SIZE > len(chunk):
+                chunk = os.pread(fd, OFFSET_FIELDS_SIZE, position)
+                chunk_start, at = position, 0
+                if len(chunk) < OFFSET_FIELDS_SIZE:
+                    return None
+            base_offset, batch_length, magic, last_offset_delta = unpack_from(chunk, at)
+            if magic != MAGIC or batch_length < MIN_BATCH_LENGTH:
+                return None
+            size = batch_length + LOG_OVERHEAD
+            if position + size > end:
+                return None
+            last_offset = base_offset + last_offset_delta
+            if last_offset >= offset:
+                return BatchPosition(base_offset, last_offset, position, size)
+            position += size
         return None
 
     def read(
@@ -375,6 +497,33 @@ class LogSegment:
             or self.time_index.is_full()
             or (size > 0 and self.time_waited_for_roll_ms(now_ms, max_timestamp_ms) > max_segment_ms - self.roll_jitter_ms)
         )
+
+    def roll_bounds(self, max_segment_ms: int) -> RollBounds:
+        """Cheap limits below which `should_roll` is certainly false (see RollBounds).
+
+        Valid until the segment's first batch is appended, it is truncated or recovered,
+        its indexes are resized, or `max_segment_ms` changes: the log recomputes them
+        then, and after any check that found them crossed.
+        """
+        index_room = min(
+            self.offset_index.max_entries - self.offset_index.entries,
+            self.time_index.max_entries - 1 - self.time_index.entries,  # one slot reserved
+        )
+        # Each new index entry starts more than index_interval_bytes after the previous
+        # one, and the first may come at the very next batch: so `index_room` more
+        # entries need at least this many more bytes of log before the index can fill.
+        index_check_position = self._size_bytes + max(0, index_room - 1) * (self.index_interval_bytes + 1)
+        if index_room <= 0:
+            index_check_position = 0
+        max_timestamp_ms = max_now_ms = _NEVER
+        if self._size_bytes > 0:  # an empty segment never rolls by time
+            limit = max_segment_ms - self.roll_jitter_ms
+            first = self.first_batch_timestamp_ms()
+            if first >= 0:
+                max_timestamp_ms = first + limit
+            else:
+                max_now_ms = self.created_ms + limit
+        return RollBounds(self.base_offset + RELATIVE_OFFSET_MAX, index_check_position, max_timestamp_ms, max_now_ms)
 
     def on_become_inactive(self) -> None:
         """On roll: write the final time-index entry and trim both indexes."""
@@ -580,7 +729,8 @@ class LogSegment:
                 index.rename_to(new)
             elif old.exists():
                 os.replace(old, new)
-        self.extra_suffix = new_extra_suffix
+        self._extra_suffix = new_extra_suffix
+        self._log_path = files.log_file_path(self.dir, self.base_offset, new_extra_suffix)
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size_bytes={self._size_bytes}{', ' + self.extra_suffix if self.extra_suffix else ''})"

@@ -27,12 +27,11 @@ Concurrency: not thread-safe; the broker serializes access per partition.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
-from storage.errors import CorruptIndex
-from storage.index import IndexFile
+from storage.errors import CorruptIndex, SegmentOffsetOverflow
+from storage.index import RELATIVE_OFFSET_MAX, IndexFile
 
 NO_TIMESTAMP = -1
 
@@ -41,9 +40,9 @@ _TIMESTAMP = struct.Struct(">q")
 _RELATIVE_OFFSET = struct.Struct(">i")
 
 
-@dataclass(frozen=True, slots=True)
-class TimestampOffset:
-    """A timestamp (ms) and an offset."""
+class TimestampOffset(NamedTuple):
+    """A timestamp (ms) and an offset. (A NamedTuple: as immutable as a frozen dataclass,
+    and several times cheaper to build.)"""
 
     timestamp_ms: int
     offset: int
@@ -90,23 +89,32 @@ class TimeIndex(IndexFile):
         """Add (timestamp, offset) if the timestamp is larger than the last entry's.
 
         `skip_full_check` is for the final entry on roll and close, which may use the
-        reserved slot.
+        reserved slot. (Called for every index interval of appended log: the common
+        outcome, a timestamp that has not grown, costs two comparisons.)
         """
-        if not skip_full_check and self.is_full():
-            raise ValueError(f"attempt to append to a full time index {self.path} ({self._entries} entries)")
-        last = self._last_entry
-        if self._entries and offset < last.offset:
-            raise ValueError(
-                f"attempt to append offset {offset} to {self.path}, smaller than the last "
-                f"offset appended ({last.offset})"
-            )
-        if self._entries and timestamp_ms < last.timestamp_ms:
-            raise ValueError(
-                f"attempt to append timestamp {timestamp_ms} to {self.path}, smaller than the "
-                f"last timestamp appended ({last.timestamp_ms})"
-            )
-        if timestamp_ms > last.timestamp_ms:
-            self._write_slot(self._entries, _ENTRY.pack(timestamp_ms, self.relative_offset(offset)))
+        last_timestamp_ms, last_offset = self._last_entry
+        slot = self._entries
+        if slot:
+            if offset < last_offset:
+                raise ValueError(
+                    f"attempt to append offset {offset} to {self.path}, smaller than the last "
+                    f"offset appended ({last_offset})"
+                )
+            if timestamp_ms < last_timestamp_ms:
+                raise ValueError(
+                    f"attempt to append timestamp {timestamp_ms} to {self.path}, smaller than the "
+                    f"last timestamp appended ({last_timestamp_ms})"
+                )
+        if not skip_full_check and slot >= self._max_entries - 1:
+            raise ValueError(f"attempt to append to a full time index {self.path} ({slot} entries)")
+        if timestamp_ms > last_timestamp_ms:
+            relative = offset - self.base_offset
+            if not 0 <= relative <= RELATIVE_OFFSET_MAX:
+                raise SegmentOffsetOverflow(self.base_offset, offset)
+            if self._mmap is None or slot >= self._max_entries:
+                raise ValueError(f"attempt to append to a full time index {self.path} ({slot} entries)")
+            _ENTRY.pack_into(self._mmap, slot * 12, timestamp_ms, relative)
+            self._entries = slot + 1
             self._last_entry = TimestampOffset(timestamp_ms, offset)
 
     def truncate_to(self, offset: int) -> None:

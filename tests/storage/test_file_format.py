@@ -80,7 +80,11 @@ def test_file_names_are_twenty_digit_base_offsets(tmp_path):
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=0)
     bases = [s.base_offset for s in log.segments]
+    end = log.log_end_offset
     log.close()
     names = sorted(p.name for p in (tmp_path / "t-0").iterdir())
-    expected = sorted(f"{base:020d}{suffix}" for base in bases for suffix in (".log", ".index", ".timeindex"))
-    assert names == expected
+    expected = [f"{base:020d}{suffix}" for base in bases for suffix in (".log", ".index", ".timeindex")]
+    # Producer snapshots, as Kafka writes them even with no idempotent producer: one at
+    # each rolled-to base offset and one at the log end offset on close.
+    expected += [f"{offset:020d}.snapshot" for offset in [*bases[1:], end]]
+    assert names == sorted(expected)

@@ -52,6 +52,65 @@ def test_offset_lookup_matches_bisect(count, seed, probes):
         index.close()
 
 
+def model_scan_bounds(offsets: list[int], positions: list[int], target: int) -> tuple[int, int]:
+    slot = bisect.bisect_left(offsets, target)
+    low = positions[slot - 1] if slot > 0 else 0
+    high = positions[slot] if slot < len(offsets) else -1
+    return low, high
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    operations=st.lists(
+        st.one_of(
+            st.tuples(st.just("append"), st.integers(1, 30)),
+            st.tuples(st.just("lookup"), st.integers(0, 2000)),
+            st.tuples(st.just("truncate"), st.integers(0, 2000)),
+            st.tuples(st.just("trim"), st.just(0)),
+            st.tuples(st.just("reset"), st.just(0)),
+            st.tuples(st.just("reopen"), st.just(0)),
+        ),
+        max_size=60,
+    ),
+)
+def test_offset_searches_stay_right_through_appends_truncations_and_reopens(seed, operations):
+    """The in-memory copy of the relative offsets (built on the first search) must follow
+    every change of the file: searches interleaved with appends, truncations, trims,
+    resets and reopens agree with bisect over a model list."""
+    rng = random.Random(seed)
+    offsets: list[int] = []
+    positions: list[int] = []
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.index"
+        index = OffsetIndex(path, BASE, 8 * 100)
+        for operation, argument in operations:
+            if operation == "append" and not index.is_full():
+                offset = (offsets[-1] if offsets else BASE) + argument
+                position = (positions[-1] if positions else 0) + rng.randint(1, 5000)
+                index.append(offset, position)
+                offsets.append(offset)
+                positions.append(position)
+            elif operation == "truncate":
+                index.truncate_to(BASE + argument)
+                kept = bisect.bisect_left(offsets, BASE + argument)
+                del offsets[kept:], positions[kept:]
+            elif operation == "trim":
+                index.trim_to_valid_size()
+                index.resize(8 * 100)
+            elif operation == "reset":
+                index.reset()
+                offsets, positions = [], []
+            elif operation == "reopen":
+                index.close()
+                index = OffsetIndex(path, BASE, 8 * 100)
+                index.resize(8 * 100)
+            for target in {BASE + argument, *(offsets[-2:]), BASE - 1}:
+                assert index.lookup(target) == model_lookup(offsets, positions, target), (operation, target)
+                assert index.scan_bounds(target) == model_scan_bounds(offsets, positions, target), target
+        index.close()
+
+
 @settings(max_examples=40, deadline=None)
 @given(count=st.integers(0, 1500), seed=st.integers(0, 2**32), cut=st.integers(0, 80_000))
 def test_offset_truncate_to_matches_model(count, seed, cut):

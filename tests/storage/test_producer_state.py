@@ -326,15 +326,64 @@ def test_rolls_write_snapshots_at_the_new_base_offsets(tmp_path):
     log.close()
 
 
-def test_a_log_without_producers_writes_no_snapshot(tmp_path):
+def test_a_log_without_producers_writes_empty_snapshots(tmp_path):
+    """As Kafka does: every roll and the clean close write a snapshot, empty or not, so
+    that an unclean open replays from the last one instead of from the log start."""
     dir = tmp_path / "t-0"
-    log = open_log(dir, small_config(segment_bytes=300))
+    config = small_config(segment_bytes=300)
+    log = open_log(dir, config)
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
+    bases = [segment.base_offset for segment in log.segments]
+    assert len(bases) > 3 and log.producer_snapshot_offsets == bases[1:]
+    end = log.log_end_offset
     log.close()
+    snapshots = [name for name in dir_names(dir) if name.endswith(".snapshot")]
+    assert snapshots == [f"{offset:020d}.snapshot" for offset in [*bases[1:], end]]
+    for name in snapshots:
+        assert decode_snapshot_file(dir / name) == (1, [])
+    log = open_log(dir, config, had_clean_shutdown=True)
+    assert log.producer_state == {} and log.producer_snapshot_offsets[-1] == end
+    log.close()
+
+
+def test_an_empty_log_closed_at_its_start_writes_no_snapshot(tmp_path):
+    """Kafka's rule: a snapshot only above the last one (or the log start offset)."""
+    dir = tmp_path / "t-0"
+    open_log(dir).close()
     assert not any(name.endswith(".snapshot") for name in dir_names(dir))
-    log = open_log(dir, had_clean_shutdown=True)
-    assert log.producer_state == {} and log.producer_snapshot_offsets == []
+
+
+def test_an_unclean_open_of_a_log_without_producers_replays_only_the_active_segment(tmp_path):
+    dir = tmp_path / "t-0"
+    config = small_config(segment_bytes=300)
+    log = open_log(dir, config)
+    for i in range(20):
+        log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
+    active_base = log.active_segment.base_offset
+    log.close_handlers()
+    log = open_log(dir, config, had_clean_shutdown=False, recovery_point=active_base)
+    assert log.recovery_report.producer_snapshot_offset == active_base
+    assert log.producer_state == {}
+    log.close()
+
+
+def test_a_clean_open_without_snapshots_writes_empty_ones(tmp_path):
+    """A log from before producer state (no `.snapshot` files) after a clean shutdown:
+    no producers, and empty snapshots at the last two segment bases and the log end."""
+    dir = tmp_path / "t-0"
+    config = small_config(segment_bytes=300)
+    log = open_log(dir, config)
+    for i in range(20):
+        log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
+    bases = [segment.base_offset for segment in log.segments]
+    end = log.log_end_offset
+    log.close()
+    for path in dir.glob("*.snapshot"):
+        path.unlink()
+    log = open_log(dir, config, had_clean_shutdown=True)
+    assert log.producer_state == {} and log.recovery_report.producer_batches_replayed == 0
+    assert log.producer_snapshot_offsets == [bases[-2], bases[-1], end]
     log.close()
 
 

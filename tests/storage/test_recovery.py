@@ -209,7 +209,9 @@ def test_leftover_deleted_and_cleaned_files_are_removed(tmp_path):
     (dir / "00000000000000000000.index.cleaned").write_bytes(b"")
     # A swap at or above the lowest .cleaned offset belongs to the unfinished operation.
     shutil.copy(first, dir / (first.name + ".swap"))
-    before = sorted(p.name for p in dir.iterdir() if "." in p.name and p.suffix in (".log", ".index", ".timeindex"))
+    before = sorted(
+        p.name for p in dir.iterdir() if "." in p.name and p.suffix in (".log", ".index", ".timeindex", ".snapshot")
+    )
     log = reopen(dir, clean=True)
     after = sorted(p.name for p in dir.iterdir())
     assert not any(name.endswith((".deleted", ".cleaned", ".swap")) for name in after)

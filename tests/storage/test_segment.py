@@ -89,6 +89,41 @@ def test_translate_offset_finds_the_batch_holding_an_offset(tmp_path):
     segment.close()
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(
+        st.tuples(st.integers(1, 5), st.sampled_from([1, 20, 120, 700, 3000]), st.integers(0, 3)),
+        min_size=1, max_size=40,
+    ),
+    interval=st.sampled_from([0, 64, 200, 1000, 4096]),
+    starts=st.lists(st.integers(0, 10**6), max_size=5),
+)
+def test_translate_offset_matches_a_scan_with_any_batch_sizes_and_gaps(tmp_path_factory, batches, interval, starts):
+    """translate_offset against a brute-force scan of the batches: small and large batches
+    mixed (so the bracket from the index is sometimes one interval, sometimes many), gaps
+    between batches (offsets a compacted log no longer has), with and without a
+    starting position."""
+    segment = new_segment(tmp_path_factory.mktemp("seg"), index_interval_bytes=interval)
+    model = []  # (base offset, last offset, position, size)
+    next_offset = BASE
+    for i, (records, value_bytes, gap) in enumerate(batches):
+        data = bytearray(make_batch(records, value_bytes=value_bytes, tag=i))
+        stamp_base_offset(data, 0, next_offset + gap)
+        header = read_batch_header(data)
+        position = segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        model.append((header.base_offset, header.last_offset, position, header.size_bytes))
+        next_offset = header.next_offset
+    positions = [0] + [position for _, _, position, _ in model]
+    for offset in range(BASE - 1, next_offset + 2):
+        for starting_position in [0] + [positions[start % len(positions)] for start in starts]:
+            expected = next(
+                (batch for batch in model if batch[1] >= offset and batch[2] >= starting_position), None
+            )
+            found = segment.translate_offset(offset, starting_position)
+            assert (tuple(found) if found is not None else None) == expected, (offset, starting_position)
+    segment.close()
+
+
 def test_read_respects_limits(tmp_path):
     segment = new_segment(tmp_path)
     written = fill(segment, [2] * 30)
@@ -244,6 +279,61 @@ def test_roll_by_wall_clock_when_batches_have_no_timestamps(tmp_path):
     args = dict(max_segment_bytes=10_000, max_segment_ms=5_000, messages_size_bytes=10, max_offset=BASE + 5)
     assert not segment.should_roll(**args, max_timestamp_ms=-1, now_ms=6000)
     assert segment.should_roll(**args, max_timestamp_ms=-1, now_ms=6001)
+    segment.close()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    batches=st.lists(
+        st.tuples(st.integers(1, 4), st.sampled_from([1, 40, 200]), st.sampled_from([-1, 0, 500, 2_000, 4_000])),
+        max_size=60,
+    ),
+    interval=st.sampled_from([0, 50, 300, 4096]),
+    index_entries=st.integers(2, 6),
+    jitter=st.sampled_from([0, 700]),
+    probes=st.lists(
+        st.tuples(st.integers(0, 3_000), st.integers(-1, 9_000), st.integers(0, 9_000), st.integers(0, 2**31 + 50)),
+        min_size=1, max_size=10,
+    ),
+)
+def test_roll_bounds_never_hide_a_due_roll(tmp_path_factory, batches, interval, index_entries, jitter, probes):
+    """The log computes the active segment's RollBounds once and skips `should_roll` for
+    every later append that stays within them (it recomputes them after the first batch
+    and whenever one is crossed). So bounds computed at ANY earlier point, once the
+    segment holds a batch, must still be crossed whenever should_roll says "roll".
+    Checked after every append of a random segment (small indexes that fill up,
+    timestamps that jump or are missing) for random appends (size, max timestamp,
+    clock, last offset)."""
+    config = LogConfig(index_interval_bytes=interval, segment_index_bytes=12 * index_entries)
+    segment = LogSegment(tmp_path_factory.mktemp("seg"), BASE, config, now_ms=1_000, roll_jitter_ms=jitter)
+    segment.prepare_for_appends()
+    max_segment_ms = 5_000
+    next_offset = BASE
+    kept = [segment.roll_bounds(max_segment_ms)]  # the empty segment's, used for the first append only
+    for step in range(len(batches) + 1):
+        for size, max_timestamp_ms, now_ms, relative_last in probes:
+            last_offset = next_offset + relative_last
+            due = segment.should_roll(
+                max_segment_bytes=2**31 - 1, max_segment_ms=max_segment_ms, messages_size_bytes=size,
+                max_timestamp_ms=max_timestamp_ms, max_offset=last_offset, now_ms=now_ms,
+            )
+            for bounds in kept:
+                within = (
+                    last_offset <= bounds.max_offset and segment.size_bytes < bounds.index_check_position
+                    and max_timestamp_ms <= bounds.max_timestamp_ms and now_ms <= bounds.max_now_ms
+                )
+                assert not (due and within), (step, bounds, size, max_timestamp_ms, now_ms, last_offset)
+        if step == len(batches) or segment.offset_index.is_full() or segment.time_index.is_full():
+            break
+        records, value_bytes, timestamp = batches[step]
+        data = bytearray(make_batch(records, value_bytes=value_bytes, timestamp_ms=timestamp, tag=step))
+        stamp_base_offset(data, 0, next_offset)
+        header = read_batch_header(data)
+        segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        next_offset = header.next_offset
+        if step == 0:
+            kept = []  # the log drops the empty segment's bounds after the first batch
+        kept.append(segment.roll_bounds(max_segment_ms))
     segment.close()
 
 
