@@ -5,6 +5,8 @@
       ├── LogManager        storage: every partition log of log.dirs
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
       ├── DataWaiters       long-poll fetches parked until an append
+      ├── GroupCoordinator  classic consumer groups (pylog/coordinator/)
+      ├── OffsetStore       committed offsets and group metadata in __consumer_offsets
       └── Dispatcher        API key -> handler, with the advertised version ranges
 
 Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
@@ -31,6 +33,8 @@ from storage.manager import LogManager
 
 from pylog.clock import now_ms
 from pylog.config import BrokerConfig
+from pylog.coordinator.coordinator import GroupCoordinator
+from pylog.coordinator.offsets import OffsetStore
 from pylog.delayed import DataWaiters
 from pylog.dispatch import Api, Dispatcher
 from pylog.errors import BrokerError
@@ -39,10 +43,12 @@ from pylog.handlers import (
     configs as config_handlers,
     fetch,
     find_coordinator,
+    groups as group_handlers,
     init_producer_id,
     list_offsets,
     metadata as metadata_handler,
     offset_for_leader_epoch,
+    offsets as offset_handlers,
     produce,
     topics as topic_handlers,
 )
@@ -70,6 +76,11 @@ class Broker:
         self.host = ""
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
+        self.offset_store = OffsetStore(self)
+        self.group_coordinator = GroupCoordinator.for_broker(
+            config, store=self.offset_store,
+            # the coordinator writes the group's own tombstone; the store drops its offsets
+            on_group_deleted=lambda group_id: self.offset_store.delete_group_offsets(group_id, group_tombstone=False))
         self.dispatcher = Dispatcher([])
         for api in self._apis():
             self.dispatcher.apis[api.key] = api
@@ -87,6 +98,8 @@ class Broker:
             Api(10, 0, 4, find_coordinator.make_handler(self)),
             *topic_handlers.apis(self),
             *config_handlers.apis(self),
+            *group_handlers.apis(self),
+            *offset_handlers.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -113,6 +126,8 @@ class Broker:
                 self.delete_topic(topic.name)  # a delete interrupted by a crash
             else:
                 self._open_partitions(topic, 0, started_ms)
+        self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
+        self.group_coordinator.load()
         bind_host, bind_port = self.config.listener_address()
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
                                          bind_port if port is None else port,
@@ -121,6 +136,9 @@ class Broker:
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
 
     async def stop(self) -> None:
+        # First answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
+        # connection is kept busy while the server waits for in-flight requests.
+        self.group_coordinator.shutdown()
         if self.server is not None:
             await self.server.stop()
             self.server = None
@@ -132,7 +150,7 @@ class Broker:
             self.log_manager = None
 
     async def _housekeep(self) -> None:
-        last_checkpoint_ms = last_expiry_ms = now_ms()
+        last_checkpoint_ms = last_expiry_ms = last_offsets_expiry_ms = now_ms()
         while True:
             await asyncio.sleep(1.0)
             current = now_ms()
@@ -142,6 +160,11 @@ class Broker:
                 if current - last_checkpoint_ms >= CHECKPOINT_INTERVAL_MS:
                     self.log_manager.write_checkpoints()
                     last_checkpoint_ms = current
+                if current - last_offsets_expiry_ms >= self.config.offsets_retention_check_interval_ms:
+                    expired = self.offset_store.expire(current)
+                    for group_id in expired.dead_groups:
+                        self.group_coordinator.maybe_remove_empty_group(group_id)
+                    last_offsets_expiry_ms = current
                 if current - last_expiry_ms >= PRODUCER_EXPIRATION_CHECK_INTERVAL_MS:
                     self.log_manager.remove_expired_producers(current)
                     last_expiry_ms = current

@@ -2,6 +2,7 @@
 
     pylog serve [--host H] [--port P] [--data-dir DIR] [--config server.properties] [--override k=v ...]
     pylog dump-log PATH... [--print-data-log] [--deep-iteration] [--index-sanity-check]
+    pylog groups list|describe GROUP --bootstrap-server HOST:PORT
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "dump-log":
         from storage import dump_log
         return dump_log.main(argv[1:])
+    if argv and argv[0] == "groups":
+        from pylog import groups_cli
+        return groups_cli.main(argv[1:])
     parser = argparse.ArgumentParser(prog="pylog", description="A Kafka-compatible log broker.")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run a broker")
@@ -29,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
                        help="set a broker config (repeatable)")
     commands.add_parser("dump-log", help="print .log/.index/.timeindex files like kafka-dump-log.sh")
+    commands.add_parser("groups", help="list consumer groups; describe one with its lag in records and seconds")
     args = parser.parse_args(argv)
     if args.command == "serve":
         return serve_command(args)

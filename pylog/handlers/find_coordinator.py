@@ -19,6 +19,10 @@ GROUP, TRANSACTION = 0, 1
 
 def make_handler(broker):
     async def handle(request, context):
+        if request.key_type == GROUP:
+            # Kafka creates __consumer_offsets on the first group lookup, before the group's
+            # first JoinGroup, so that the first SyncGroup is not slowed by 50 new partitions.
+            broker.offset_store.ensure_topic()
         host, port = broker.advertised_address()
         if context.api_version >= 4:
             coordinators = [coordinator(broker, key, request.key_type, host, port) for key in request.coordinator_keys]

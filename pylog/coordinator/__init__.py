@@ -1,0 +1,10 @@
+"""The group coordinator: consumer groups (classic protocol) and their committed offsets.
+
+    group.py        ClassicGroup: the pure state machine of one group (transition table,
+                    members, generations, protocol vote, leader, static members); time
+                    comes in as `now_ms`, answers go out as `Effects`
+    coordinator.py  GroupCoordinator: every group of this broker on the asyncio loop;
+                    parked JoinGroup/SyncGroup answers as futures, one timer per group
+                    (injectable scheduler and clock), persistence through a `store`
+    offsets.py      committed offsets in `__consumer_offsets`
+"""

@@ -1,0 +1,582 @@
+"""Committed offsets and persisted group metadata, kept in the compacted topic `__consumer_offsets`.
+
+This is Kafka's "group metadata manager" storage half: every change is a record appended to
+one partition of `__consumer_offsets`, and the in-memory view is what replaying those
+records gives. Records use Kafka's own formats (`protocol.internal`), so anything that
+reads `__consumer_offsets` (Burrow, `kafka-console-consumer --formatter
+OffsetsMessageFormatter`, a test with `struct`) sees what a Kafka broker would have written.
+
+Record layout (key and value each start with an int16 version):
+
+    key version 0/1  OffsetCommitKey    (group, topic, partition)       -> an offset commit
+    key version 2    GroupMetadataKey   (group)                         -> group metadata
+    value None                          a tombstone: the key is deleted
+
+What pylog writes, as Kafka 3.9 does (`MetadataVersion.offsetCommitValueVersion`,
+`groupMetadataValueVersion`):
+
+    OffsetCommitKey v1, OffsetCommitValue v3 (offset, leader epoch, metadata, commit time),
+    or v1 (no leader epoch, + expire timestamp) when the commit carried a retention time
+    (OffsetCommit v2-v4 `retention_time_ms` != -1);
+    GroupMetadataKey v2, GroupMetadataValue v3.
+
+Each write (one commit request, one group-metadata change, one set of tombstones) is one
+record batch (magic 2, uncompressed, CreateTime = the broker's clock) appended to partition
+`partition_for(group_id)`; the in-memory view changes only after the append succeeded.
+
+Partition choice (`partition_for`): `Utils.abs(groupId.hashCode) % partitionCount`, with
+Java's String.hashCode (over UTF-16 code units, int32 arithmetic) and Kafka's Utils.abs
+(Integer.MIN_VALUE -> 0). The partition count is that of the existing topic, or
+`offsets.topic.num.partitions` before it exists.
+
+The topic is created lazily, on the first write (or `ensure_topic`), with
+`offsets.topic.num.partitions` partitions and `cleanup.policy=compact`,
+`segment.bytes=offsets.topic.segment.bytes`, `compression.type=producer`, so a broker that
+never sees a group starts without 50 extra logs.
+
+Loading (`load`, at broker start): every partition is read from its log start offset to
+its high watermark and its records applied in order -- the last value of a key wins, a null
+value deletes the key. Transactional batches are held per producer until their COMMIT
+marker (applied) or ABORT marker (dropped); records with unknown key versions (KIP-848
+consumer-group records, share groups) are skipped.
+
+Expiry (`expire`, every `offsets.retention.check.interval.ms`), Kafka 2.1+ (KIP-211,
+`GroupMetadata.removeExpiredOffsets` / `ClassicGroup.offsetExpirationCondition`), with
+retention = `offsets.retention.minutes`:
+
+    an offset committed with an explicit expire timestamp (v1 value) expires at that time;
+    otherwise, by the group's state:
+      simple group (no protocol type, e.g. assign() + commit)  commit time + retention
+      Empty group with a protocol type                           time the group became Empty
+                                                                 (its state timestamp; else
+                                                                 the commit time) + retention
+      Stable "consumer" group                                    commit time + retention, only
+                                                                 for topics no member subscribes
+      any other state (rebalancing)                              never
+    A group left Empty (or simple) without offsets is then removed (Kafka: Dead): a
+    tombstone for its group metadata key goes into the same batch, or, for a group the
+    coordinator holds, `group_coordinator.maybe_remove_empty_group` drops it and writes
+    the tombstone.
+
+What a group looks like (`group_facts`) comes from `broker.group_coordinator.group(id)`
+(a ClassicGroup: state, protocol type, state timestamp, members' subscriptions) when the
+coordinator holds the group; otherwise from its last group metadata record (with no
+coordinator at all: members -> Stable, none -> Empty), or, with only offsets, a simple
+Empty group.
+
+Everything runs on the broker's event loop (the partitions' logs are not thread-safe).
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from protocol import codec
+from protocol.error_codes import ErrorCode
+from protocol.errors import ProtocolError
+from protocol.internal.group_metadata_key import GroupMetadataKey
+from protocol.internal.group_metadata_value import GroupMetadataValue
+from protocol.internal.offset_commit_key import OffsetCommitKey
+from protocol.internal.offset_commit_value import OffsetCommitValue
+from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
+from protocol.records import ControlType, build_batch, iter_batch_headers, iter_records, read_control_record
+
+from pylog.clock import now_ms as wall_clock_ms
+from pylog.errors import BrokerError, error_code_for
+
+log = logging.getLogger("pylog.offsets")
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+# Record key versions in __consumer_offsets.
+OFFSET_COMMIT_KEY_VERSIONS = (0, 1)
+GROUP_METADATA_KEY_VERSION = 2
+# What pylog writes (Kafka 3.9).
+OFFSET_COMMIT_KEY_WRITE_VERSION = 1
+OFFSET_COMMIT_VALUE_WRITE_VERSION = 3
+OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION = 1
+GROUP_METADATA_VALUE_WRITE_VERSION = 3
+
+CONSUMER_PROTOCOL_TYPE = "consumer"
+NO_TIMESTAMP = -1
+READ_CHUNK_BYTES = 1 << 20
+INT16 = struct.Struct(">h")
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class CommittedOffset:
+    """One committed offset (Kafka's OffsetAndMetadata). -1 = none, for the epoch and expiry."""
+
+    offset: int
+    leader_epoch: int = -1
+    metadata: str = ""
+    commit_timestamp_ms: int = NO_TIMESTAMP
+    expire_timestamp_ms: int = NO_TIMESTAMP
+
+
+@dataclass(frozen=True)
+class GroupFacts:
+    """What offset expiry and OffsetDelete need to know about a group.
+
+    `state` is Kafka's state name lower-cased ("empty", "preparingrebalance",
+    "completingrebalance", "stable"); `protocol_type` None = a simple group (offsets only);
+    `subscribed_topics` None = unknown; `live` = from the group coordinator."""
+
+    state: str
+    protocol_type: str | None
+    state_timestamp_ms: int
+    subscribed_topics: set[str] | None
+    live: bool
+
+
+@dataclass
+class ExpiryResult:
+    """What one `expire` pass removed."""
+
+    expired: dict[str, list[TopicPartition]] = field(default_factory=dict)   # group -> partitions
+    dead_groups: list[str] = field(default_factory=list)                     # groups removed
+
+
+# ---------------------------------------------------------------------------------------
+# Kafka's partition choice
+
+
+def java_string_hashcode(text: str) -> int:
+    """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for (unit,) in struct.iter_unpack(">H", data):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def kafka_abs(n: int) -> int:
+    """Kafka's `Utils.abs`: like Math.abs, but Integer.MIN_VALUE maps to 0 (not to itself)."""
+    return 0 if n == -0x8000_0000 else abs(n)
+
+
+def partition_for_group(group_id: str, partition_count: int) -> int:
+    return kafka_abs(java_string_hashcode(group_id)) % partition_count
+
+
+def java_string_length(text: str) -> int:
+    """Java's `String.length()`: UTF-16 code units (offset.metadata.max.bytes counts these)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+# ---------------------------------------------------------------------------------------
+# Record encoding (Kafka's formats, version-prefixed)
+
+
+def offset_commit_key(group_id: str, topic: str, partition: int) -> bytes:
+    key = OffsetCommitKey(group=group_id, topic=topic, partition=partition)
+    return INT16.pack(OFFSET_COMMIT_KEY_WRITE_VERSION) + bytes(codec.encode(key, OFFSET_COMMIT_KEY_WRITE_VERSION))
+
+
+def offset_commit_value(committed: CommittedOffset) -> bytes:
+    version = (OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION if committed.expire_timestamp_ms >= 0
+               else OFFSET_COMMIT_VALUE_WRITE_VERSION)
+    value = OffsetCommitValue(offset=committed.offset, leader_epoch=committed.leader_epoch,
+                              metadata=committed.metadata, commit_timestamp=committed.commit_timestamp_ms,
+                              expire_timestamp=committed.expire_timestamp_ms)
+    return INT16.pack(version) + bytes(codec.encode(value, version))
+
+
+def group_metadata_key(group_id: str) -> bytes:
+    return INT16.pack(GROUP_METADATA_KEY_VERSION) + bytes(
+        codec.encode(GroupMetadataKey(group=group_id), GROUP_METADATA_KEY_VERSION))
+
+
+def group_metadata_value(value: GroupMetadataValue) -> bytes:
+    version = GROUP_METADATA_VALUE_WRITE_VERSION
+    return INT16.pack(version) + bytes(codec.encode(value, version))
+
+
+def decode_versioned(cls, data: bytes):
+    """(version, message) of a version-prefixed record key or value."""
+    if data is None or len(data) < 2:
+        raise ProtocolError(f"a {cls.__name__} record needs an int16 version")
+    version, = INT16.unpack_from(data)
+    low, high = cls.valid_versions
+    if not low <= version <= high:
+        raise ProtocolError(f"{cls.__name__} version {version} is not one of {low}-{high}")
+    return version, codec.decode(cls, data, version, 2)
+
+
+def subscribed_topics(value: GroupMetadataValue | None) -> set[str] | None:
+    """Topics the members of a "consumer" group subscribe to, from their subscription
+    bytes (ConsumerProtocolSubscription); None if unknown (other protocol, undecodable)."""
+    if value is None or value.protocol_type != CONSUMER_PROTOCOL_TYPE:
+        return None
+    return _union_of_subscriptions(member.subscription for member in value.members)
+
+
+def _union_of_subscriptions(subscriptions: Iterable[bytes]) -> set[str] | None:
+    topics: set[str] = set()
+    for data in subscriptions:
+        decoded = decode_subscription(data)
+        if decoded is None:
+            return None
+        topics.update(decoded)
+    return topics
+
+
+def decode_subscription(data) -> list[str] | None:
+    """Topic names of a ConsumerProtocolSubscription (any version, newer read as the newest)."""
+    if not data or len(data) < 2:
+        return None
+    version, = INT16.unpack_from(data)
+    if version < 0:
+        return None
+    version = min(version, ConsumerProtocolSubscription.valid_versions[1])
+    try:
+        return list(codec.decode(ConsumerProtocolSubscription, bytes(data), version, 2).topics)
+    except ProtocolError:
+        return None
+
+
+def _append_error(exc: BaseException) -> ErrorCode:
+    """Kafka's mapping of an append failure to the coordinator's answer (appendForGroup)."""
+    code = error_code_for(exc)
+    if code in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
+                ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if code in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
+        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+    return code
+
+
+def _normalize_state(name: str | None) -> str | None:
+    if name is None:
+        return None
+    return str(getattr(name, "name", name)).replace("_", "").lower()
+
+
+# ---------------------------------------------------------------------------------------
+# The store
+
+
+class OffsetStore:
+    """Committed offsets and group metadata of every group, backed by `__consumer_offsets`.
+
+    `broker` provides `config`, `metadata.topics`, `create_topic`, `partition` and
+    (optionally) `group_coordinator`. Methods that write take `now_ms` (the broker's clock
+    by default) and raise `BrokerError` with the code Kafka's coordinator answers when the
+    append fails.
+    """
+
+    def __init__(self, broker):
+        self.broker = broker
+        config = broker.config
+        self.num_partitions_config = config.offsets_topic_num_partitions
+        self.segment_bytes = config.offsets_topic_segment_bytes
+        self.retention_ms = config.offsets_retention_minutes * 60_000
+        self.metadata_max_bytes = config.offset_metadata_max_bytes
+        self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
+        self._groups: dict[str, GroupMetadataValue] = {}
+
+    # -- the topic ---------------------------------------------------------------------
+
+    @property
+    def partition_count(self) -> int:
+        topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
+        return topic.num_partitions if topic is not None else self.num_partitions_config
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for_group(group_id, self.partition_count)
+
+    def topic_configs(self) -> dict[str, str]:
+        return {"cleanup.policy": "compact", "segment.bytes": str(self.segment_bytes),
+                "compression.type": "producer"}
+
+    def ensure_topic(self) -> None:
+        """Create `__consumer_offsets` if it does not exist yet."""
+        if OFFSETS_TOPIC not in self.broker.metadata.topics:
+            self.broker.create_topic(OFFSETS_TOPIC, self.num_partitions_config, self.topic_configs())
+
+    def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
+        if not records:
+            return
+        try:
+            self.ensure_topic()
+            partition = self.broker.partition(OFFSETS_TOPIC, self.partition_for(group_id))
+            if partition is None:
+                raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                  f"partition {self.partition_for(group_id)} of {OFFSETS_TOPIC} is missing")
+            batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms)
+            partition.append(batch, now_ms)
+        except Exception as exc:
+            code = _append_error(exc)
+            log.warning("writing %d record(s) of group %r to %s failed: %s (%s)", len(records), group_id,
+                        OFFSETS_TOPIC, exc, code.name)
+            raise BrokerError(code, str(exc)) from exc
+
+    # -- offsets -----------------------------------------------------------------------
+
+    def committed(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
+        """The committed offsets of a group (a copy; empty for an unknown group)."""
+        return dict(self._offsets.get(group_id, {}))
+
+    def commit(self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset],
+               now_ms: int | None = None) -> None:
+        """Store `offsets` for the group: one batch on the group's partition, then the view."""
+        if not offsets:
+            return
+        now = wall_clock_ms() if now_ms is None else now_ms
+        records = [(offset_commit_key(group_id, topic, partition), offset_commit_value(committed))
+                   for (topic, partition), committed in offsets.items()]
+        self._append(group_id, records, now)
+        self._offsets.setdefault(group_id, {}).update(offsets)
+
+    def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
+                       now_ms: int | None = None) -> list[TopicPartition]:
+        """Remove these partitions' committed offsets (tombstones); return those that had one."""
+        current = self._offsets.get(group_id, {})
+        removed = list(dict.fromkeys(tp for tp in partitions if tp in current))
+        now = wall_clock_ms() if now_ms is None else now_ms
+        self._append(group_id, [(offset_commit_key(group_id, t, p), None) for t, p in removed], now)
+        self._forget_offsets(group_id, removed)
+        return removed
+
+    def delete_group_offsets(self, group_id: str, now_ms: int | None = None, *,
+                             group_tombstone: bool = True) -> int:
+        """DeleteGroups: tombstones for every committed offset of the group and (by default)
+        for its group metadata, in one batch, as Kafka's cleanupGroupMetadata writes them.
+        Returns the number of offsets removed."""
+        removed = list(self._offsets.get(group_id, {}))
+        records = [(offset_commit_key(group_id, t, p), None) for t, p in removed]
+        if group_tombstone:
+            records.append((group_metadata_key(group_id), None))
+        now = wall_clock_ms() if now_ms is None else now_ms
+        self._append(group_id, records, now)
+        self._offsets.pop(group_id, None)
+        if group_tombstone:
+            self._groups.pop(group_id, None)
+        return len(removed)
+
+    def _forget_offsets(self, group_id: str, partitions: Iterable[TopicPartition]) -> None:
+        current = self._offsets.get(group_id)
+        if current is None:
+            return
+        for tp in partitions:
+            current.pop(tp, None)
+        if not current:
+            del self._offsets[group_id]
+
+    def metadata_too_large(self, metadata: str | None) -> bool:
+        return metadata is not None and java_string_length(metadata) > self.metadata_max_bytes
+
+    # -- group metadata ----------------------------------------------------------------
+
+    def write_group_metadata(self, group_id: str, value: GroupMetadataValue | None,
+                             now_ms: int | None = None) -> None:
+        """Persist a group's metadata (GroupMetadataValue v3), or a tombstone for None."""
+        now = wall_clock_ms() if now_ms is None else now_ms
+        encoded = None if value is None else group_metadata_value(value)
+        self._append(group_id, [(group_metadata_key(group_id), encoded)], now)
+        if value is None:
+            self._groups.pop(group_id, None)
+        else:
+            self._groups[group_id] = value
+
+    def loaded_groups(self) -> dict[str, GroupMetadataValue]:
+        """The last persisted metadata of every group that has some (no tombstone after it)."""
+        return dict(self._groups)
+
+    def group_metadata(self, group_id: str) -> GroupMetadataValue | None:
+        return self._groups.get(group_id)
+
+    def group_ids(self) -> set[str]:
+        """Groups with committed offsets or persisted metadata (Kafka loads both as groups)."""
+        return set(self._offsets) | set(self._groups)
+
+    def has_group(self, group_id: str) -> bool:
+        return group_id in self._offsets or group_id in self._groups
+
+    # -- loading -----------------------------------------------------------------------
+
+    def load(self, now_ms: int | None = None) -> None:
+        """Rebuild the view from `__consumer_offsets` (if it exists): every partition, from
+        its log start to its high watermark, records applied in order."""
+        self._offsets.clear()
+        self._groups.clear()
+        topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
+        if topic is None:
+            return
+        records = 0
+        for index in range(topic.num_partitions):
+            partition = self.broker.partition(OFFSETS_TOPIC, index)
+            if partition is not None:
+                records += self._load_partition(partition)
+        log.info("loaded %d record(s) of %s: %d group(s) with offsets, %d with metadata", records, OFFSETS_TOPIC,
+                 len(self._offsets), len(self._groups))
+
+    def _load_partition(self, partition) -> int:
+        partition_log = partition.log
+        offset = partition_log.log_start_offset
+        end = partition.high_watermark
+        pending: dict[int, list] = {}     # producer id -> records of its open transaction
+        applied = 0
+        while offset < end:
+            data = partition_log.read(offset, READ_CHUNK_BYTES, max_offset=end).read_bytes()
+            if not data:
+                break
+            progressed = False
+            for position, header in iter_batch_headers(data):
+                progressed = True
+                next_offset = header.next_offset
+                if next_offset <= offset:
+                    continue
+                if header.is_control:
+                    for record in iter_records(data, position):
+                        kind, _ = read_control_record(record)
+                        held = pending.pop(header.producer_id, [])
+                        if kind is ControlType.COMMIT:
+                            for key, value in held:
+                                applied += self._apply(key, value, partition.index)
+                elif header.is_transactional:
+                    held = pending.setdefault(header.producer_id, [])
+                    held.extend((r.key, r.value) for r in iter_records(data, position) if r.offset >= offset)
+                else:
+                    for record in iter_records(data, position):
+                        if record.offset >= offset:
+                            applied += self._apply(record.key, record.value, partition.index)
+                offset = next_offset
+            if not progressed:
+                log.warning("%s-%d: no complete batch at offset %d; stopping the load of this partition",
+                            OFFSETS_TOPIC, partition.index, offset)
+                break
+        return applied
+
+    def _apply(self, key: bytes | None, value: bytes | None, partition_index: int) -> int:
+        """Apply one record to the view; 1 if it was an offset or group record, else 0."""
+        if key is None or len(key) < 2:
+            log.warning("%s-%d: a record without a versioned key is ignored", OFFSETS_TOPIC, partition_index)
+            return 0
+        key_version, = INT16.unpack_from(key)
+        try:
+            if key_version in OFFSET_COMMIT_KEY_VERSIONS:
+                decoded_key = codec.decode(OffsetCommitKey, key, key_version, 2)
+                group, tp = decoded_key.group, (decoded_key.topic, decoded_key.partition)
+                if value is None:
+                    self._forget_offsets(group, [tp])
+                else:
+                    _, decoded = decode_versioned(OffsetCommitValue, value)
+                    self._offsets.setdefault(group, {})[tp] = CommittedOffset(
+                        offset=decoded.offset, leader_epoch=decoded.leader_epoch, metadata=decoded.metadata,
+                        commit_timestamp_ms=decoded.commit_timestamp, expire_timestamp_ms=decoded.expire_timestamp)
+                return 1
+            if key_version == GROUP_METADATA_KEY_VERSION:
+                group = codec.decode(GroupMetadataKey, key, key_version, 2).group
+                if value is None:
+                    self._groups.pop(group, None)
+                else:
+                    self._groups[group] = decode_versioned(GroupMetadataValue, value)[1]
+                return 1
+        except ProtocolError as exc:
+            log.warning("%s-%d: undecodable record (key version %d) ignored: %s", OFFSETS_TOPIC, partition_index,
+                        key_version, exc)
+            return 0
+        return 0   # KIP-848 / share-group record types: not pylog's
+
+    # -- what the group looks like ------------------------------------------------------
+
+    def group_facts(self, group_id: str) -> GroupFacts | None:
+        """State, protocol type, state timestamp and subscribed topics of a group, from the
+        group coordinator when it knows the group, else from the stored metadata; None if
+        neither knows it (see the module docstring)."""
+        coordinator = getattr(self.broker, "group_coordinator", None)
+        lookup = getattr(coordinator, "group", None)
+        group = lookup(group_id) if lookup is not None else None
+        if group is not None and _normalize_state(group.state_name) != "dead":
+            protocol_type = group.protocol_type or None
+            subscribed = None
+            if protocol_type == CONSUMER_PROTOCOL_TYPE and group.protocol_name:
+                subscribed = _union_of_subscriptions(m.metadata(group.protocol_name) for m in group.members.values())
+            return GroupFacts(_normalize_state(group.state_name), protocol_type, group.state_timestamp_ms,
+                              subscribed, live=True)
+        value = self._groups.get(group_id)
+        if value is None and group_id not in self._offsets:
+            return None
+        if value is None:
+            return GroupFacts("empty", None, NO_TIMESTAMP, None, live=False)
+        # A coordinator that does not know a stored group has no members in it.
+        state = "stable" if value.members and coordinator is None else "empty"
+        return GroupFacts(state, value.protocol_type or None, value.current_state_timestamp,
+                          subscribed_topics(value), live=False)
+
+    # -- expiry ------------------------------------------------------------------------
+
+    def expire(self, now_ms: int | None = None) -> ExpiryResult:
+        """Remove the offsets that `offsets.retention.minutes` lets go (Kafka's rules), and
+        the groups left Empty without offsets. One batch of tombstones per group."""
+        now = wall_clock_ms() if now_ms is None else now_ms
+        result = ExpiryResult()
+        coordinator = getattr(self.broker, "group_coordinator", None)
+        live_groups = getattr(coordinator, "groups", None) or {}
+        for group_id in sorted(self.group_ids() | set(live_groups)):
+            facts = self.group_facts(group_id)
+            if facts is None:
+                continue
+            offsets = self._offsets.get(group_id, {})
+            excluded: set[str] = set()
+            if facts.protocol_type is None:                      # simple consumer
+                base = None
+            elif facts.state == "empty":
+                base = facts.state_timestamp_ms if facts.state_timestamp_ms >= 0 else None
+            elif (facts.state == "stable" and facts.protocol_type == CONSUMER_PROTOCOL_TYPE
+                  and facts.subscribed_topics is not None):
+                base, excluded = None, facts.subscribed_topics
+            else:
+                continue                                         # rebalancing: nothing expires
+            expired = [tp for tp, c in offsets.items()
+                       if tp[0] not in excluded
+                       and self._is_expired(c, c.commit_timestamp_ms if base is None else base, now)]
+            dead = facts.state == "empty" and len(expired) == len(offsets)
+            coordinator_owns = dead and facts.live and hasattr(coordinator, "maybe_remove_empty_group")
+            records = [(offset_commit_key(group_id, t, p), None) for t, p in expired]
+            if dead and not coordinator_owns:
+                records.append((group_metadata_key(group_id), None))
+            try:
+                self._append(group_id, records, now)
+            except BrokerError:
+                continue   # logged; tried again at the next check
+            if expired:
+                self._forget_offsets(group_id, expired)
+                result.expired[group_id] = expired
+                log.info("expired %d offset(s) of group %r", len(expired), group_id)
+            if dead:
+                if coordinator_owns:
+                    # The coordinator makes the group Dead and writes its tombstone if it
+                    # ever wrote metadata; anything still stored gets one here.
+                    coordinator.maybe_remove_empty_group(group_id)
+                    if group_id in self._groups:
+                        self.write_group_metadata(group_id, None, now)
+                else:
+                    self._groups.pop(group_id, None)
+                result.dead_groups.append(group_id)
+                log.info("group %r is Empty without offsets: removed", group_id)
+        return result
+
+    def _is_expired(self, committed: CommittedOffset, base_timestamp_ms: int, now_ms: int) -> bool:
+        if committed.expire_timestamp_ms >= 0:        # an explicit expire timestamp (v1 value)
+            return now_ms >= committed.expire_timestamp_ms
+        return now_ms - base_timestamp_ms >= self.retention_ms
+
+
+def get_store(broker) -> OffsetStore:
+    """The broker's OffsetStore (`broker.offset_store`), created and loaded on first use if
+    the broker did not make one at start."""
+    store = getattr(broker, "offset_store", None)
+    if store is None:
+        store = OffsetStore(broker)
+        store.load()
+        broker.offset_store = store
+    return store

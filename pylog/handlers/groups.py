@@ -1,0 +1,193 @@
+"""The classic group protocol and group admin: thin adapters onto `broker.group_coordinator`.
+
+    JoinGroup       (11) v0-7   v0 has no rebalance timeout (the session timeout is used);
+                                v4+ dynamic members first get MEMBER_ID_REQUIRED with their
+                                id; v5+ group.instance.id (static membership); v7+ protocol
+                                type/name, null on errors
+    Heartbeat       (12) v0-4
+    LeaveGroup      (13) v0-4   v0-2 one member_id, the member's error at the top level;
+                                v3+ a batch of members (by member id or group.instance.id),
+                                one result each in `members`
+    SyncGroup       (14) v0-5   v5+ protocol type and name, both required
+    DescribeGroups  (15) v0-5   an unknown group is "Dead" with error NONE (Kafka before v6)
+    ListGroups      (16) v0-4   v4+ states filter (case-insensitive)
+    DeleteGroups    (42) v0-2   Empty groups only (NON_EMPTY_GROUP otherwise)
+
+JoinGroup and SyncGroup may wait for the rest of the group; the dispatcher holds that
+connection's later responses back meanwhile, which is what clients expect.
+FindCoordinator (key 10) is `find_coordinator.py`: this node for every group.
+"""
+
+from __future__ import annotations
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import (
+    DeleteGroupsResponse,
+    DescribeGroupsResponse,
+    HeartbeatResponse,
+    JoinGroupResponse,
+    LeaveGroupResponse,
+    ListGroupsResponse,
+    SyncGroupResponse,
+)
+from pylog.coordinator.group import JoinRequest, SyncRequest
+from pylog.dispatch import Api
+
+JOIN_GROUP_KEY = 11
+HEARTBEAT_KEY = 12
+LEAVE_GROUP_KEY = 13
+SYNC_GROUP_KEY = 14
+DESCRIBE_GROUPS_KEY = 15
+LIST_GROUPS_KEY = 16
+DELETE_GROUPS_KEY = 42
+
+# AclOperation codes READ (3), DELETE (6), DESCRIBE (8): what a group allows without an
+# authorizer, for DescribeGroups v3+ `include_authorized_operations`.
+GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+AUTHORIZED_OPERATIONS_OMITTED = -2147483648
+
+
+def apis(broker) -> list[Api]:
+    """The group APIs, for `Broker._apis()`; handlers use `broker.group_coordinator`."""
+    return [
+        Api(JOIN_GROUP_KEY, 0, 7, make_join_group_handler(broker)),
+        Api(HEARTBEAT_KEY, 0, 4, make_heartbeat_handler(broker)),
+        Api(LEAVE_GROUP_KEY, 0, 4, make_leave_group_handler(broker)),
+        Api(SYNC_GROUP_KEY, 0, 5, make_sync_group_handler(broker)),
+        Api(DESCRIBE_GROUPS_KEY, 0, 5, make_describe_groups_handler(broker)),
+        Api(LIST_GROUPS_KEY, 0, 4, make_list_groups_handler(broker)),
+        Api(DELETE_GROUPS_KEY, 0, 2, make_delete_groups_handler(broker)),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# JoinGroup / SyncGroup / Heartbeat / LeaveGroup
+
+
+def make_join_group_handler(broker):
+    async def handle(request, context) -> JoinGroupResponse:
+        version = context.api_version
+        instance_id = request.group_instance_id if version >= 5 else None
+        join = JoinRequest(
+            member_id=request.member_id or "",
+            session_timeout_ms=request.session_timeout_ms,
+            rebalance_timeout_ms=request.rebalance_timeout_ms if version >= 1 else request.session_timeout_ms,
+            protocol_type=request.protocol_type or "",
+            protocols=tuple((p.name, bytes(p.metadata or b"")) for p in request.protocols),
+            group_instance_id=instance_id,
+            client_id=context.client_id or "",
+            client_host=context.client_host,
+            require_known_member_id=version >= 4 and instance_id is None,
+            reason=getattr(request, "reason", None),
+        )
+        result = await broker.group_coordinator.join_group(request.group_id, join)
+        if version >= 7:
+            protocol_type, protocol_name = result.protocol_type, result.protocol_name
+        else:
+            protocol_type, protocol_name = None, result.protocol_name or ""
+        return JoinGroupResponse(
+            error_code=result.error, generation_id=result.generation_id, protocol_type=protocol_type,
+            protocol_name=protocol_name, leader=result.leader, member_id=result.member_id,
+            members=[JoinGroupResponse.JoinGroupResponseMember(member_id=m.member_id,
+                                                               group_instance_id=m.group_instance_id,
+                                                               metadata=m.metadata)
+                     for m in result.members])
+
+    return handle
+
+
+def make_sync_group_handler(broker):
+    async def handle(request, context) -> SyncGroupResponse:
+        version = context.api_version
+        if version >= 5 and (request.protocol_type is None or request.protocol_name is None):
+            return SyncGroupResponse(error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+        sync = SyncRequest(
+            member_id=request.member_id or "",
+            generation_id=request.generation_id,
+            assignments={a.member_id: bytes(a.assignment or b"") for a in request.assignments},
+            group_instance_id=request.group_instance_id if version >= 3 else None,
+            protocol_type=request.protocol_type if version >= 5 else None,
+            protocol_name=request.protocol_name if version >= 5 else None,
+        )
+        result = await broker.group_coordinator.sync_group(request.group_id, sync)
+        return SyncGroupResponse(error_code=result.error, protocol_type=result.protocol_type,
+                                 protocol_name=result.protocol_name, assignment=result.assignment)
+
+    return handle
+
+
+def make_heartbeat_handler(broker):
+    async def handle(request, context) -> HeartbeatResponse:
+        instance_id = request.group_instance_id if context.api_version >= 3 else None
+        error = broker.group_coordinator.heartbeat(request.group_id, request.member_id or "", instance_id,
+                                                   request.generation_id)
+        return HeartbeatResponse(error_code=error)
+
+    return handle
+
+
+def make_leave_group_handler(broker):
+    async def handle(request, context) -> LeaveGroupResponse:
+        version = context.api_version
+        if version >= 3:
+            leaving = [(m.member_id or "", m.group_instance_id) for m in request.members]
+        else:
+            leaving = [(request.member_id or "", None)]
+        error, member_errors = broker.group_coordinator.leave_group(request.group_id, leaving)
+        if version < 3:
+            # one member: its error is the answer (Kafka's LeaveGroupResponse for v0-2)
+            if not error and member_errors:
+                error = member_errors[0]
+            return LeaveGroupResponse(error_code=error)
+        return LeaveGroupResponse(error_code=error, members=[
+            LeaveGroupResponse.MemberResponse(member_id=member_id, group_instance_id=instance_id,
+                                              error_code=member_error)
+            for (member_id, instance_id), member_error in zip(leaving, member_errors)])
+
+    return handle
+
+
+# ---------------------------------------------------------------------------------------
+# DescribeGroups / ListGroups / DeleteGroups
+
+
+def make_describe_groups_handler(broker):
+    async def handle(request, context) -> DescribeGroupsResponse:
+        include_operations = context.api_version >= 3 and request.include_authorized_operations
+        described = []
+        for group_id in request.groups:
+            error, summary = broker.group_coordinator.describe_group(group_id)
+            described.append(DescribeGroupsResponse.DescribedGroup(
+                error_code=error, group_id=group_id, group_state=summary.state,
+                protocol_type=summary.protocol_type, protocol_data=summary.protocol_data,
+                members=[DescribeGroupsResponse.DescribedGroupMember(
+                    member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                    client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
+                    for m in summary.members],
+                authorized_operations=(GROUP_AUTHORIZED_OPERATIONS if include_operations
+                                       else AUTHORIZED_OPERATIONS_OMITTED)))
+        return DescribeGroupsResponse(groups=described)
+
+    return handle
+
+
+def make_list_groups_handler(broker):
+    async def handle(request, context) -> ListGroupsResponse:
+        states = request.states_filter if context.api_version >= 4 else []
+        error, groups = broker.group_coordinator.list_groups(states or [])
+        return ListGroupsResponse(error_code=error, groups=[
+            ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type,
+                                           group_state=g.state)
+            for g in groups])
+
+    return handle
+
+
+def make_delete_groups_handler(broker):
+    async def handle(request, context) -> DeleteGroupsResponse:
+        results = broker.group_coordinator.delete_groups(request.groups_names)
+        return DeleteGroupsResponse(results=[
+            DeleteGroupsResponse.DeletableGroupResult(group_id=group_id, error_code=error)
+            for group_id, error in results.items()])
+
+    return handle

@@ -1,0 +1,257 @@
+"""OffsetCommit (key 8, v0-8), OffsetFetch (key 9, v0-8), OffsetDelete (key 47, v0).
+
+The committed offsets live in `pylog.coordinator.offsets.OffsetStore` (`__consumer_offsets`);
+group membership checks come from the group coordinator (`broker.group_coordinator`).
+Behaviour follows Kafka 3.9's KafkaApis and classic group coordinator.
+
+OffsetCommit, per partition, in this order:
+  - a topic or partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION;
+  - the group check, once for the whole request, answered on every remaining partition:
+    `group_coordinator.validate_offset_commit(group_id, generation, member_id,
+    group_instance_id)` (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
+    FENCED_INSTANCE_ID, COORDINATOR_NOT_AVAILABLE...). Without a coordinator, only what
+    Kafka accepts for a group it does not know: generation < 0 (a "simple" commit, which
+    v0 always is); generation >= 0 gets ILLEGAL_GENERATION (Kafka's answer for an unknown
+    group before OffsetCommit v9);
+  - metadata longer than `offset.metadata.max.bytes` (Java string length):
+    OFFSET_METADATA_TOO_LARGE (the others are still stored);
+  - the rest are written as one batch; a failed append answers every one of them with
+    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes).
+  The commit timestamp is the broker's clock, or v1's per-partition `commit_timestamp` if
+  not -1. v2-v4 `retention_time_ms` != -1 sets an explicit expire timestamp (now +
+  retention; the record is then written as OffsetCommitValue v1, as Kafka does). Null
+  metadata is stored as "".
+
+OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
+committed), v8 several groups. A partition without a commit, or a group never seen,
+answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
+"blindly", whatever the group's state). Topics are not checked for existence. v7
+`require_stable`: pylog has no pending transactional offsets yet, so every answer is stable.
+
+OffsetDelete: the group must exist -- known to the coordinator, or with committed offsets
+or metadata in the store (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no
+topics). Unknown topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty
+(or a simple group): every partition's offset is deleted (NONE, whether or not it had one);
+Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
+topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
+non-empty group of another protocol type: NON_EMPTY_GROUP (request level).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import OffsetCommitResponse, OffsetDeleteResponse, OffsetFetchResponse
+
+from pylog.clock import now_ms
+from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE, CommittedOffset, get_store
+from pylog.dispatch import Api
+from pylog.errors import BrokerError
+
+OFFSET_COMMIT_KEY = 8
+OFFSET_FETCH_KEY = 9
+OFFSET_DELETE_KEY = 47
+
+DEFAULT_TIMESTAMP = -1        # OffsetCommitRequest.DEFAULT_TIMESTAMP (v1 commit_timestamp)
+DEFAULT_RETENTION_TIME = -1   # OffsetCommitRequest.DEFAULT_RETENTION_TIME (v2-v4)
+INVALID_OFFSET = -1
+
+CommitPartition = OffsetCommitResponse.OffsetCommitResponsePartition
+CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
+DeletePartition = OffsetDeleteResponse.OffsetDeleteResponsePartition
+DeleteTopic = OffsetDeleteResponse.OffsetDeleteResponseTopic
+
+ACTIVE_STATES = ("stable", "preparingrebalance", "completingrebalance")
+
+
+def apis(broker) -> list[Api]:
+    """The committed-offset APIs, for `Broker._apis()`."""
+    return [
+        Api(OFFSET_COMMIT_KEY, 0, 8, make_offset_commit_handler(broker)),
+        Api(OFFSET_FETCH_KEY, 0, 8, make_offset_fetch_handler(broker)),
+        Api(OFFSET_DELETE_KEY, 0, 0, make_offset_delete_handler(broker)),
+    ]
+
+
+def _coordinator(broker):
+    return getattr(broker, "group_coordinator", None)
+
+
+async def _maybe_await(value):
+    return await value if inspect.isawaitable(value) else value
+
+
+# ---------------------------------------------------------------------------------------
+# OffsetCommit
+
+
+def make_offset_commit_handler(broker):
+    async def handle(request, context):
+        version = context.api_version
+        now = now_ms()
+        # (topic, response partition, request partition), in request order
+        answers: list[tuple[str, CommitPartition, object]] = []
+        pending = []
+        for topic in request.topics:
+            for p in topic.partitions:
+                answer = CommitPartition(partition_index=p.partition_index, error_code=ErrorCode.NONE)
+                if broker.partition(topic.name, p.partition_index) is None:
+                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    pending.append((topic.name, answer, p))
+                answers.append((topic.name, answer, p))
+        if pending:
+            await commit(broker, request, version, now, pending)
+        return OffsetCommitResponse(topics=_group_by_topic(answers, CommitTopic))
+
+    return handle
+
+
+async def commit(broker, request, version: int, now: int, pending) -> None:
+    generation = request.generation_id_or_member_epoch if version >= 1 else -1
+    member_id = request.member_id if version >= 1 else ""
+    instance_id = request.group_instance_id if version >= 7 else None
+    error = await validate_commit(broker, request.group_id, generation, member_id, instance_id)
+    if error != ErrorCode.NONE:
+        for _, answer, _ in pending:
+            answer.error_code = error
+        return
+    store = get_store(broker)
+    expire_timestamp = -1
+    if 2 <= version <= 4 and request.retention_time_ms != DEFAULT_RETENTION_TIME:
+        expire_timestamp = now + request.retention_time_ms
+    offsets: dict[tuple[str, int], CommittedOffset] = {}
+    stored = []
+    for topic, answer, p in pending:
+        if store.metadata_too_large(p.committed_metadata):
+            answer.error_code = ErrorCode.OFFSET_METADATA_TOO_LARGE
+            continue
+        commit_timestamp = now
+        if version == 1 and p.commit_timestamp != DEFAULT_TIMESTAMP:
+            commit_timestamp = p.commit_timestamp
+        offsets[(topic, p.partition_index)] = CommittedOffset(
+            offset=p.committed_offset,
+            leader_epoch=p.committed_leader_epoch if version >= 6 else -1,
+            metadata=p.committed_metadata or "",
+            commit_timestamp_ms=commit_timestamp,
+            expire_timestamp_ms=expire_timestamp)
+        stored.append(answer)
+    try:
+        store.commit(request.group_id, offsets, now)
+    except BrokerError as exc:
+        for answer in stored:
+            answer.error_code = exc.code
+
+
+async def validate_commit(broker, group_id: str, generation: int, member_id: str,
+                          instance_id: str | None) -> ErrorCode:
+    coordinator = _coordinator(broker)
+    validate = getattr(coordinator, "validate_offset_commit", None)
+    if validate is not None:
+        return ErrorCode(await _maybe_await(validate(group_id, generation, member_id, instance_id)))
+    # No group management yet: Kafka's answer for a group it does not know.
+    return ErrorCode.NONE if generation < 0 else ErrorCode.ILLEGAL_GENERATION
+
+
+# ---------------------------------------------------------------------------------------
+# OffsetFetch
+
+
+def make_offset_fetch_handler(broker):
+    async def handle(request, context):
+        version = context.api_version
+        store = get_store(broker)
+        if version >= 8:
+            groups = []
+            for group in request.groups:
+                topics = None if group.topics is None else [(t.name, t.partition_indexes) for t in group.topics]
+                groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(
+                    group_id=group.group_id, error_code=ErrorCode.NONE,
+                    topics=fetch_offsets(store, group.group_id, topics, v8=True)))
+            return OffsetFetchResponse(groups=groups)
+        topics = None if request.topics is None else [(t.name, t.partition_indexes) for t in request.topics]
+        return OffsetFetchResponse(error_code=ErrorCode.NONE,
+                                   topics=fetch_offsets(store, request.group_id, topics, v8=False))
+
+    return handle
+
+
+def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
+    """Response topics for one group; `topics` is [(name, [partition])] or None for all."""
+    if v8:
+        topic_cls, partition_cls = (OffsetFetchResponse.OffsetFetchResponseTopics,
+                                    OffsetFetchResponse.OffsetFetchResponsePartitions)
+    else:
+        topic_cls, partition_cls = (OffsetFetchResponse.OffsetFetchResponseTopic,
+                                    OffsetFetchResponse.OffsetFetchResponsePartition)
+    committed = store.committed(group_id)
+    if topics is None:
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(committed):
+            by_topic.setdefault(topic, []).append(partition)
+        topics = list(by_topic.items())
+    result = []
+    for name, partitions in topics:
+        entries = []
+        for index in partitions:
+            found = committed.get((name, index))
+            if found is None:
+                entries.append(partition_cls(partition_index=index, committed_offset=INVALID_OFFSET,
+                                             committed_leader_epoch=-1, metadata="", error_code=ErrorCode.NONE))
+            else:
+                entries.append(partition_cls(partition_index=index, committed_offset=found.offset,
+                                             committed_leader_epoch=found.leader_epoch, metadata=found.metadata,
+                                             error_code=ErrorCode.NONE))
+        result.append(topic_cls(name=name, partitions=entries))
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# OffsetDelete
+
+
+def make_offset_delete_handler(broker):
+    async def handle(request, context):
+        store = get_store(broker)
+        group_id = request.group_id
+        facts = store.group_facts(group_id)
+        if facts is None:
+            return OffsetDeleteResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND)
+        answers = []
+        eligible = []
+        active = facts.state in ACTIVE_STATES
+        if active and facts.protocol_type != CONSUMER_PROTOCOL_TYPE:
+            return OffsetDeleteResponse(error_code=ErrorCode.NON_EMPTY_GROUP)
+        # Subscriptions unknown (undecodable): every topic counts as subscribed (Kafka's
+        # GroupMetadata.isSubscribedToTopic).
+        subscribed = facts.subscribed_topics
+        for topic in request.topics:
+            for p in topic.partitions:
+                answer = DeletePartition(partition_index=p.partition_index, error_code=ErrorCode.NONE)
+                answers.append((topic.name, answer, p))
+                if broker.partition(topic.name, p.partition_index) is None:
+                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                elif active and (subscribed is None or topic.name in subscribed):
+                    answer.error_code = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append((topic.name, p.partition_index, answer))
+        if eligible:
+            try:
+                store.delete_offsets(group_id, [(t, i) for t, i, _ in eligible], now_ms())
+            except BrokerError as exc:
+                return OffsetDeleteResponse(error_code=exc.code)
+        return OffsetDeleteResponse(error_code=ErrorCode.NONE, topics=_group_by_topic(answers, DeleteTopic))
+
+    return handle
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def _group_by_topic(answers, topic_cls) -> list:
+    """Response topics in request order, one entry per topic name."""
+    topics: dict[str, list] = {}
+    for name, answer, _ in answers:
+        topics.setdefault(name, []).append(answer)
+    return [topic_cls(name=name, partitions=partitions) for name, partitions in topics.items()]
