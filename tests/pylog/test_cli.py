@@ -74,3 +74,34 @@ def _read_exactly(sock, size):
         data += chunk
     assert len(data) == size
     return data
+
+
+def test_serve_reads_server_properties_and_overrides(tmp_path):
+    """A Kafka server.properties is read as it is; --override wins over it."""
+    from protocol.messages import MetadataRequest
+    from tests.pylog.wire import RawClient
+
+    properties = tmp_path / "server.properties"
+    properties.write_text("# a Kafka-style file\nnum.partitions=3\nauto.create.topics.enable=false\n"
+                          f"log.dirs={tmp_path / 'from-file'}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--config", str(properties),
+         "--override", "auto.create.topics.enable=true"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        match = re.match(r"pylog ready on ([\d.]+):(\d+)", process.stdout.readline())
+        assert match
+        client = RawClient(f"{match.group(1)}:{match.group(2)}")
+        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="auto")],
+                                  allow_auto_topic_creation=True)
+        topic = client.request(3, 9, request).topics[0]
+        client.close()
+        assert topic.error_code == 0 and len(topic.partitions) == 3
+        assert (tmp_path / "from-file" / "auto-2").is_dir()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+        assert (tmp_path / "from-file" / ".kafka_cleanshutdown").exists()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -1,0 +1,87 @@
+"""Leader epochs, fetch sessions and the cluster id, over a real socket.
+
+One pylog node keeps every partition at leader epoch 0 (CLIENTS.md, gotcha 4): it stamps 0
+into stored batches, answers OffsetForLeaderEpoch v2 (all librdkafka implements) with the
+log end offset for epoch 0, and tells clients that believe in another epoch so."""
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import FetchRequest, ListOffsetsRequest, OffsetForLeaderEpochRequest, ProduceRequest
+from protocol.records import build_batch, read_batch_header
+from pylog.testing import EmbeddedBroker
+from tests.pylog.wire import RawClient
+
+PRODUCE, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH = 0, 1, 2, 23
+
+
+def produce_three(client, topic):
+    records = build_batch([(b"k", b"a"), (b"k", b"b"), (b"k", b"c")], timestamp_ms=1_700_000_000_000)
+    request = ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[ProduceRequest.TopicProduceData(
+        name=topic, partition_data=[ProduceRequest.PartitionProduceData(index=0, records=records)])])
+    result = client.request(PRODUCE, 9, request).responses[0].partition_responses[0]
+    assert result.error_code == ErrorCode.NONE
+
+
+def epoch_request(topic, leader_epoch, current_leader_epoch):
+    return OffsetForLeaderEpochRequest(replica_id=-1, topics=[OffsetForLeaderEpochRequest.OffsetForLeaderTopic(
+        topic=topic, partitions=[OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
+            partition=0, current_leader_epoch=current_leader_epoch, leader_epoch=leader_epoch)])])
+
+
+def test_offset_for_leader_epoch_v2_answers_epoch_zero_with_the_log_end(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "epochs")
+    answer = client.request(OFFSET_FOR_LEADER_EPOCH, 2, epoch_request("epochs", 0, 0)).topics[0].partitions[0]
+    assert (answer.error_code, answer.leader_epoch, answer.end_offset) == (ErrorCode.NONE, 0, 3)
+    unknown = client.request(OFFSET_FOR_LEADER_EPOCH, 2, epoch_request("epochs", -1, -1)).topics[0].partitions[0]
+    assert (unknown.leader_epoch, unknown.end_offset) == (-1, -1)
+    ahead = client.request(OFFSET_FOR_LEADER_EPOCH, 2, epoch_request("epochs", 0, 5)).topics[0].partitions[0]
+    assert ahead.error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+def fetch_request(topic, fetch_offset, current_leader_epoch=-1, isolation_level=0, session_epoch=-1):
+    return FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=isolation_level,
+                        session_id=0, session_epoch=session_epoch, topics=[FetchRequest.FetchTopic(
+                            topic=topic, partitions=[FetchRequest.FetchPartition(
+                                partition=0, current_leader_epoch=current_leader_epoch, fetch_offset=fetch_offset,
+                                partition_max_bytes=1 << 20)])])
+
+
+def test_fetch_checks_the_leader_epoch_and_stamps_epoch_zero(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "fenced")
+    ok = client.request(FETCH, 12, fetch_request("fenced", 0, current_leader_epoch=0)).responses[0].partitions[0]
+    assert ok.error_code == ErrorCode.NONE
+    assert read_batch_header(ok.records).partition_leader_epoch == 0
+    ahead = client.request(FETCH, 12, fetch_request("fenced", 0, current_leader_epoch=3)).responses[0].partitions[0]
+    assert ahead.error_code == ErrorCode.UNKNOWN_LEADER_EPOCH and len(ahead.records) == 0
+
+
+def test_fetch_sessions_are_declined_with_session_id_zero(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "sessions")
+    # kafka-python opens an incremental session with (session 0, epoch 0); pylog answers with a full
+    # response and session id 0, which means "no session: keep sending full requests".
+    response = client.request(FETCH, 12, fetch_request("sessions", 0, session_epoch=0))
+    assert response.session_id == 0 and response.error_code == ErrorCode.NONE
+    partition = response.responses[0].partitions[0]
+    assert (partition.high_watermark, partition.last_stable_offset, partition.log_start_offset) == (3, 3, 0)
+
+
+def test_list_offsets_latest_is_the_last_stable_offset_for_read_committed(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "stable")
+    for isolation_level in (0, 1):
+        request = ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level, topics=[
+            ListOffsetsRequest.ListOffsetsTopic(name="stable", partitions=[
+                ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=-1)])])
+        answer = client.request(LIST_OFFSETS, 7, request).topics[0].partitions[0]
+        assert (answer.error_code, answer.offset, answer.leader_epoch) == (ErrorCode.NONE, 3, 0)
+
+
+def test_cluster_id_is_kept_across_restarts(tmp_path):
+    with EmbeddedBroker(tmp_path) as embedded:
+        first = embedded.call(lambda: embedded.broker.cluster_id)
+        embedded.restart()
+        assert embedded.call(lambda: embedded.broker.cluster_id) == first
+    assert f"cluster.id={first}" in (tmp_path / "meta.properties").read_text()
+    assert len(first) == 22
