@@ -29,78 +29,23 @@ from kafka.structs import OffsetAndMetadata
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
-from pylog.coordinator.coordinator import GroupCoordinator
-from pylog.coordinator.offsets import OFFSETS_TOPIC, OffsetStore
-from pylog.dispatch import Api
-from pylog.handlers import find_coordinator
-from pylog.handlers import groups as group_handlers
-from pylog.handlers import offsets as offset_handlers
+from pylog.coordinator.offsets import OFFSETS_TOPIC
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import WireClient, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
-FIND_COORDINATOR_KEY = 10
-
-
-# ---------------------------------------------------------------------------------------
-# wiring (until the broker does it)
-
-
-def wire_groups(embedded: EmbeddedBroker) -> None:
-    """The offsets store, the group coordinator and their APIs on the embedded broker,
-    unless the broker already has them."""
-    def wire():
-        broker = embedded.broker
-        if (getattr(broker, "group_coordinator", None) is not None
-                and offset_handlers.OFFSET_COMMIT_KEY in broker.dispatcher.apis):
-            return
-        store = OffsetStore(broker)
-        store.load()
-        broker.offset_store = store
-        coordinator = GroupCoordinator.for_broker(
-            broker.config, store=store,
-            on_group_deleted=lambda group_id: store.delete_group_offsets(group_id, group_tombstone=False))
-        coordinator.load()
-        for group_id in store.group_ids():
-            coordinator.ensure_group(group_id)
-        broker.group_coordinator = coordinator
-        apis = [*offset_handlers.apis(broker), *group_handlers.apis(broker),
-                Api(FIND_COORDINATOR_KEY, 0, 4, find_coordinator_creating_the_topic(broker, store))]
-        for api in apis:
-            broker.dispatcher.apis[api.key] = api
-    embedded.call(wire)
-
-
-def find_coordinator_creating_the_topic(broker, store):
-    """FindCoordinator that creates `__consumer_offsets` first, as Kafka does: the ~0.1 s
-    of creating 50 partitions is then not spent inside the group's first SyncGroup (where
-    it can outlast a kafka-python consumer's short poll timeout)."""
-    handle = find_coordinator.make_handler(broker)
-
-    async def handler(request, context):
-        store.ensure_topic()
-        return await handle(request, context)
-    return handler
 
 
 def restart(embedded: EmbeddedBroker) -> None:
-    coordinator = getattr(embedded.broker, "group_coordinator", None)
-    if coordinator is not None:
-        embedded.call(coordinator.shutdown)
     embedded.restart()
-    wire_groups(embedded)
 
 
 @pytest.fixture
 def embedded(tmp_path):
     broker = EmbeddedBroker(tmp_path / "data", config={"num.partitions": 2})
     broker.start()
-    wire_groups(broker)
     yield broker
-    coordinator = getattr(broker.broker, "group_coordinator", None)
-    if coordinator is not None:
-        broker.call(coordinator.shutdown)
     broker.stop()
 
 

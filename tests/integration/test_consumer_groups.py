@@ -54,38 +54,11 @@ KAFKA_PYTHON_WORKAROUND = {"metadata_max_age_ms": 1000}
 # the broker with group management
 
 
-def install_group_apis(embedded) -> None:
-    """Give the embedded broker a group coordinator and the group and offset APIs, unless
-    the broker already has them (once Broker wires them itself, this does nothing)."""
-    from pylog.coordinator.coordinator import GroupCoordinator
-    from pylog.coordinator.offsets import get_store
-    from pylog.handlers import groups as group_handlers
-    from pylog.handlers import offsets as offset_handlers
-
-    def install():
-        broker = embedded.broker
-        if getattr(broker, "group_coordinator", None) is None:
-            store = get_store(broker)
-            coordinator = GroupCoordinator.for_broker(
-                broker.config, store=store,
-                on_group_deleted=lambda group_id: store.delete_group_offsets(group_id, group_tombstone=False))
-            broker.group_coordinator = coordinator
-            coordinator.load()
-        for api in group_handlers.apis(broker) + offset_handlers.apis(broker):
-            broker.dispatcher.apis.setdefault(api.key, api)
-
-    embedded.call(install)
-
-
 @pytest.fixture
 def group_broker(kafka_broker_factory):
     embedded = kafka_broker_factory()
-    install_group_apis(embedded)
     embedded.call(lambda: embedded.broker.create_topic(TOPIC, PARTITIONS))
     yield embedded
-    if embedded.broker is not None:
-        # answer anything still parked, so the broker's stop does not wait for it
-        embedded.call(lambda: embedded.broker.group_coordinator.shutdown())
 
 
 def generation_of(embedded, group_id: str) -> int:

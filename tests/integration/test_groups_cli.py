@@ -22,7 +22,6 @@ from kafka.structs import OffsetAndMetadata
 from pylog import groups_cli
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import ROOT, wait_until
-from tests.integration.test_committed_offsets import wire_groups
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,11 +36,7 @@ COLUMNS = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "L
 def embedded(tmp_path):
     broker = EmbeddedBroker(tmp_path / "data")
     broker.start()
-    wire_groups(broker)
     yield broker
-    coordinator = getattr(broker.broker, "group_coordinator", None)
-    if coordinator is not None:
-        broker.call(coordinator.shutdown)
     broker.stop()
 
 
