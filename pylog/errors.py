@@ -7,7 +7,6 @@ nothing else in the broker decides which code an exception means.
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
-from protocol.errors import UnsupportedMagic
 from storage import errors as storage_errors
 
 
@@ -25,9 +24,8 @@ def error_code_for(exc: BaseException) -> ErrorCode:
     if isinstance(exc, storage_errors.CorruptBatch):
         return ErrorCode.CORRUPT_MESSAGE
     if isinstance(exc, storage_errors.InvalidBatch):
-        if isinstance(exc.__cause__, UnsupportedMagic):
-            # Produce v3+ may carry only magic-2 batches; Kafka answers INVALID_RECORD too.
-            return ErrorCode.INVALID_RECORD
+        # Also magic 0/1 message sets: Produce v3+ may carry only magic-2 batches, and Kafka
+        # answers those with INVALID_RECORD too.
         return ErrorCode.INVALID_RECORD
     if isinstance(exc, storage_errors.RecordTooLarge):
         return ErrorCode.MESSAGE_TOO_LARGE

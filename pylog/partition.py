@@ -18,8 +18,16 @@ the partition's storage log, which is not thread-safe.
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
-from protocol.errors import ProtocolError
-from protocol.records import CONTROL_BIT, iter_batch_headers
+from protocol.primitives import INT16, INT32
+from protocol.records import (
+    ATTRIBUTES_POSITION,
+    BATCH_HEADER_SIZE,
+    BATCH_LENGTH_POSITION,
+    CONTROL_BIT,
+    LOG_OVERHEAD,
+    MIN_BATCH_LENGTH,
+    read_batch_header,
+)
 from storage.config import LONG_MAX, LogConfig
 from storage.log import AppendInfo, Log
 from storage.segment import FetchResult
@@ -86,18 +94,24 @@ def check_client_batches(records, now_ms: int, config: LogConfig) -> None:
       clock (`message.timestamp.before.max.ms` / `.after.max.ms`), checked from the batch
       headers: the first record's timestamp against the lower bound, the largest against
       the upper one (Kafka looks at every record; the header is what this path reads).
-    A malformed blob is left for storage's validation to report.
+
+    The walk reads two small fields per batch (its length and attributes) and parses the
+    whole header only when timestamps are bounded; storage validates the batches next,
+    so a malformed blob simply ends the walk and is reported there.
     """
     bounded = not config.log_append_time and (config.message_timestamp_before_max_ms < LONG_MAX
                                               or config.message_timestamp_after_max_ms < LONG_MAX)
-    try:
-        for _, header in iter_batch_headers(records):
-            if header.attributes & CONTROL_BIT:
-                raise BrokerError(ErrorCode.INVALID_RECORD, "clients may not append control batches")
-            if bounded:
-                check_timestamps(header, now_ms, config)
-    except ProtocolError:
-        pass
+    position, end = 0, len(records)
+    while position + BATCH_HEADER_SIZE <= end:
+        attributes, = INT16.unpack_from(records, position + ATTRIBUTES_POSITION)
+        if attributes & CONTROL_BIT:
+            raise BrokerError(ErrorCode.INVALID_RECORD, "clients may not append control batches")
+        if bounded:
+            check_timestamps(read_batch_header(records, position), now_ms, config)
+        batch_length, = INT32.unpack_from(records, position + BATCH_LENGTH_POSITION)
+        if batch_length < MIN_BATCH_LENGTH:
+            return
+        position += batch_length + LOG_OVERHEAD
 
 
 def check_timestamps(header, now_ms: int, config: LogConfig) -> None:

@@ -72,3 +72,15 @@ def test_log_append_time_topic_answers_with_the_broker_time(kafka_broker):
     result = produce(client, "append-time", build_batch([(b"k", b"v")], timestamp_ms=5))
     assert result.error_code == ErrorCode.NONE
     assert result.log_append_time_ms >= before_ms
+
+
+def test_control_batches_from_clients_are_refused(kafka_broker):
+    """Transaction markers are the coordinator's to write, never a producer's."""
+    from protocol.records import ControlType, build_control_batch
+
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("markers", 1))
+    client = RawClient(kafka_broker.bootstrap_servers)
+    marker = build_control_batch(ControlType.COMMIT, producer_id=7, producer_epoch=0, timestamp_ms=1)
+    result = produce(client, "markers", marker)
+    assert result.error_code == ErrorCode.INVALID_RECORD
+    assert kafka_broker.call(lambda: kafka_broker.broker.partition("markers", 0).log_end_offset) == 0
