@@ -254,9 +254,7 @@ def render_module(model: MessageModel) -> str:
         out += ["", render_struct(struct, "Struct", [], []), ""]
     out += ["", render_struct(model.top, "Message", attrs, sorted(model.structs)), ""]
     out += ["", f"__all__ = [{json.dumps(model.name)}]", ""]
-    text = "\n".join(out)
-    # quieten unused-import noise deterministically: names are always imported
-    return text
+    return "\n".join(out)
 
 
 def describe(spec: dict) -> str:

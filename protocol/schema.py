@@ -24,17 +24,13 @@ of either.
 
 from __future__ import annotations
 
-import uuid as _uuid
 from typing import Any, ClassVar
+
+from protocol.primitives import ZERO_UUID  # noqa: F401  (re-exported for the generated modules)
 
 MAX_VERSION = 0x7FFF
 
 Versions = tuple[int, int]
-
-PRIMITIVE_TYPES = frozenset(
-    {"bool", "int8", "int16", "uint16", "int32", "int64", "float64", "string", "bytes", "records", "uuid"}
-)
-
 
 def in_versions(version: int, versions: Versions | None) -> bool:
     return versions is not None and versions[0] <= version <= versions[1]
@@ -169,5 +165,3 @@ class Message(Struct):
     def is_flexible(cls, version: int) -> bool:
         return in_versions(version, cls.flexible_versions)
 
-
-ZERO_UUID = _uuid.UUID(int=0)

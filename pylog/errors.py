@@ -18,27 +18,26 @@ class BrokerError(Exception):
         self.code = code
 
 
+# Checked in order: a subclass comes before its base class.
+_CODES: tuple[tuple[type[BaseException], ErrorCode], ...] = (
+    (storage_errors.CorruptBatch, ErrorCode.CORRUPT_MESSAGE),
+    # also magic 0/1 message sets: Produce v3+ carries only magic-2 batches, and Kafka
+    # answers the others with INVALID_RECORD too
+    (storage_errors.InvalidBatch, ErrorCode.INVALID_RECORD),
+    (storage_errors.RecordTooLarge, ErrorCode.MESSAGE_TOO_LARGE),
+    (storage_errors.RecordBatchTooLarge, ErrorCode.RECORD_LIST_TOO_LARGE),
+    (storage_errors.OffsetOutOfRange, ErrorCode.OFFSET_OUT_OF_RANGE),
+    (storage_errors.InvalidConfig, ErrorCode.INVALID_CONFIG),
+    (storage_errors.InvalidProducerEpoch, ErrorCode.INVALID_PRODUCER_EPOCH),
+    (storage_errors.OutOfOrderSequence, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER),
+    (storage_errors.InvalidTxnState, ErrorCode.INVALID_TXN_STATE),
+)
+
+
 def error_code_for(exc: BaseException) -> ErrorCode:
     if isinstance(exc, BrokerError):
         return exc.code
-    if isinstance(exc, storage_errors.CorruptBatch):
-        return ErrorCode.CORRUPT_MESSAGE
-    if isinstance(exc, storage_errors.InvalidBatch):
-        # Also magic 0/1 message sets: Produce v3+ may carry only magic-2 batches, and Kafka
-        # answers those with INVALID_RECORD too.
-        return ErrorCode.INVALID_RECORD
-    if isinstance(exc, storage_errors.RecordTooLarge):
-        return ErrorCode.MESSAGE_TOO_LARGE
-    if isinstance(exc, storage_errors.RecordBatchTooLarge):
-        return ErrorCode.RECORD_LIST_TOO_LARGE
-    if isinstance(exc, storage_errors.OffsetOutOfRange):
-        return ErrorCode.OFFSET_OUT_OF_RANGE
-    if isinstance(exc, storage_errors.InvalidConfig):
-        return ErrorCode.INVALID_CONFIG
-    if isinstance(exc, storage_errors.InvalidProducerEpoch):
-        return ErrorCode.INVALID_PRODUCER_EPOCH
-    if isinstance(exc, storage_errors.OutOfOrderSequence):
-        return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
-    if isinstance(exc, storage_errors.InvalidTxnState):
-        return ErrorCode.INVALID_TXN_STATE
+    for cls, code in _CODES:
+        if isinstance(exc, cls):
+            return code
     return ErrorCode.UNKNOWN_SERVER_ERROR
