@@ -54,8 +54,8 @@ crash replays only from the last roll -- rebuilt on open from the latest snapsho
 the batch headers after it, and rewound the same way by truncation.
 
 Read. Floor the segment holding the fetch offset (bisection over a plain list of base
-offsets), find the batch in it (index + short scan, usually one 27-byte pread; see
-segment.py), and return the byte range from that batch on, up to `max_bytes`, as a
+offsets), find the batch in it (index, then nothing more when the index's in-memory
+copy knows the batch, else a short scan, usually one 27-byte pread; see segment.py), and return the byte range from that batch on, up to `max_bytes`, as a
 FetchResult (path, fd, position, size): the broker sends it with sendfile or one pread.
 Nothing is decoded.
 
@@ -408,19 +408,20 @@ class Log:
                 return self._duplicate_info(duplicate)
 
         # Every batch is valid: assign offsets (stamping them in place), collect what the
-        # indexes need per batch as (last offset, max timestamp, size).
+        # indexes need per batch as (base offset, last offset, max timestamp, size).
         if (assign_offsets or leader_epoch is not None) and view.readonly:
             view = memoryview(bytearray(view))
         first_offset = log_end_offset if assign_offsets else headers[0][1].base_offset
         next_offset = first_offset
-        batches: list[tuple[int, int, int]] = []
+        batches: list[tuple[int, int, int, int]] = []
         max_timestamp_ms, offset_of_max_timestamp, record_count = NO_TIMESTAMP, -1, 0
         for position, header in headers:
             if assign_offsets:
                 stamp_base_offset(view, position, next_offset)
-                last_offset = next_offset + header.last_offset_delta
+                batch_base_offset = next_offset
             else:
-                last_offset = header.base_offset + header.last_offset_delta
+                batch_base_offset = header.base_offset
+            last_offset = batch_base_offset + header.last_offset_delta
             if leader_epoch is not None:
                 stamp_partition_leader_epoch(view, position, leader_epoch)
             if log_append_time:
@@ -430,7 +431,7 @@ class Log:
                 batch_max_timestamp = header.max_timestamp
             if batch_max_timestamp > max_timestamp_ms:
                 max_timestamp_ms, offset_of_max_timestamp = batch_max_timestamp, last_offset
-            batches.append((last_offset, batch_max_timestamp, header.batch_length + LOG_OVERHEAD))
+            batches.append((batch_base_offset, last_offset, batch_max_timestamp, header.batch_length + LOG_OVERHEAD))
             record_count += header.records_count
             next_offset = last_offset + 1
         last_offset = next_offset - 1

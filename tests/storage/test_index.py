@@ -52,11 +52,11 @@ def test_offset_lookup_matches_bisect(count, seed, probes):
         index.close()
 
 
-def model_scan_bounds(offsets: list[int], positions: list[int], target: int) -> tuple[int, int]:
+def model_scan_bounds(offsets: list[int], positions: list[int], target: int) -> tuple[int, int, int]:
     slot = bisect.bisect_left(offsets, target)
     low = positions[slot - 1] if slot > 0 else 0
     high = positions[slot] if slot < len(offsets) else -1
-    return low, high
+    return low, high, slot
 
 
 @settings(max_examples=80, deadline=None)
@@ -77,10 +77,13 @@ def model_scan_bounds(offsets: list[int], positions: list[int], target: int) -> 
 def test_offset_searches_stay_right_through_appends_truncations_and_reopens(seed, operations):
     """The in-memory copy of the relative offsets (built on the first search) must follow
     every change of the file: searches interleaved with appends, truncations, trims,
-    resets and reopens agree with bisect over a model list."""
+    resets and reopens agree with bisect over a model list. So must what the copy knows
+    of each entry's batch (base offset, size): known when appended through the copy,
+    unknown after a reopen until remembered."""
     rng = random.Random(seed)
     offsets: list[int] = []
     positions: list[int] = []
+    known: list[tuple[int, int, int] | None] = []  # the model of known_batch, per entry
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "x.index"
         index = OffsetIndex(path, BASE, 8 * 100)
@@ -88,26 +91,37 @@ def test_offset_searches_stay_right_through_appends_truncations_and_reopens(seed
             if operation == "append" and not index.is_full():
                 offset = (offsets[-1] if offsets else BASE) + argument
                 position = (positions[-1] if positions else 0) + rng.randint(1, 5000)
-                index.append(offset, position)
+                batch_base_offset, size = offset - rng.randint(0, argument - 1), rng.randint(61, 5000)
+                index.append(offset, position, batch_base_offset, size)
                 offsets.append(offset)
                 positions.append(position)
+                known.append((batch_base_offset, offset, size))
             elif operation == "truncate":
                 index.truncate_to(BASE + argument)
                 kept = bisect.bisect_left(offsets, BASE + argument)
-                del offsets[kept:], positions[kept:]
+                del offsets[kept:], positions[kept:], known[kept:]
             elif operation == "trim":
                 index.trim_to_valid_size()
                 index.resize(8 * 100)
             elif operation == "reset":
                 index.reset()
-                offsets, positions = [], []
+                offsets, positions, known = [], [], []
             elif operation == "reopen":
                 index.close()
                 index = OffsetIndex(path, BASE, 8 * 100)
                 index.resize(8 * 100)
+                known = [None] * len(offsets)
             for target in {BASE + argument, *(offsets[-2:]), BASE - 1}:
                 assert index.lookup(target) == model_lookup(offsets, positions, target), (operation, target)
-                assert index.scan_bounds(target) == model_scan_bounds(offsets, positions, target), target
+                bounds = index.scan_bounds(target)
+                assert bounds == model_scan_bounds(offsets, positions, target), target
+                slot = bounds[2]
+                if slot < len(offsets):
+                    assert index.known_batch(slot) == known[slot], (operation, target)
+                    if known[slot] is None and argument % 2:  # a read learns it
+                        index.remember_batch(slot, offsets[slot], 100 + slot)
+                        known[slot] = (offsets[slot], offsets[slot], 100 + slot)
+                        assert index.known_batch(slot) == known[slot]
         index.close()
 
 

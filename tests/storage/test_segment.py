@@ -34,7 +34,7 @@ def fill(segment: LogSegment, batch_records: list[int], timestamps: list[int] | 
         data = bytearray(make_batch(count, value_bytes=rng.randint(1, 120), timestamp_ms=ts, tag=i))
         stamp_base_offset(data, 0, next_offset)
         header = read_batch_header(data)
-        position = segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        position = segment.append(data, [(header.base_offset, header.last_offset, header.max_timestamp, header.size_bytes)])
         written.append((position, header.size_bytes, header.last_offset, header.max_timestamp))
         next_offset = header.next_offset
     return written
@@ -102,25 +102,62 @@ def test_translate_offset_matches_a_scan_with_any_batch_sizes_and_gaps(tmp_path_
     """translate_offset against a brute-force scan of the batches: small and large batches
     mixed (so the bracket from the index is sometimes one interval, sometimes many), gaps
     between batches (offsets a compacted log no longer has), with and without a
-    starting position."""
-    segment = new_segment(tmp_path_factory.mktemp("seg"), index_interval_bytes=interval)
+    starting position. Three times: as appended (the index's copy knows every indexed
+    batch), after a reopen (it knows none, and learns them from header reads), and once
+    more (answering from what it learned)."""
+    directory = tmp_path_factory.mktemp("seg")
+    segment = new_segment(directory, index_interval_bytes=interval)
     model = []  # (base offset, last offset, position, size)
     next_offset = BASE
     for i, (records, value_bytes, gap) in enumerate(batches):
         data = bytearray(make_batch(records, value_bytes=value_bytes, tag=i))
         stamp_base_offset(data, 0, next_offset + gap)
         header = read_batch_header(data)
-        position = segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        position = segment.append(data, [(header.base_offset, header.last_offset, header.max_timestamp, header.size_bytes)])
         model.append((header.base_offset, header.last_offset, position, header.size_bytes))
         next_offset = header.next_offset
     positions = [0] + [position for _, _, position, _ in model]
-    for offset in range(BASE - 1, next_offset + 2):
-        for starting_position in [0] + [positions[start % len(positions)] for start in starts]:
-            expected = next(
-                (batch for batch in model if batch[1] >= offset and batch[2] >= starting_position), None
-            )
-            found = segment.translate_offset(offset, starting_position)
-            assert (tuple(found) if found is not None else None) == expected, (offset, starting_position)
+    for attempt in ("as appended", "reopened", "reopened, read again"):
+        if attempt == "reopened":
+            segment.close()
+            segment = new_segment(directory, index_interval_bytes=interval)
+        for offset in range(BASE - 1, next_offset + 2):
+            for starting_position in [0] + [positions[start % len(positions)] for start in starts]:
+                expected = next(
+                    (batch for batch in model if batch[1] >= offset and batch[2] >= starting_position), None
+                )
+                found = segment.translate_offset(offset, starting_position)
+                assert (tuple(found) if found is not None else None) == expected, (attempt, offset, starting_position)
+    segment.close()
+
+
+def test_translate_offset_reads_nothing_for_a_batch_the_index_knows(tmp_path, monkeypatch):
+    """Large batches (one index entry each): a segment written by this process finds
+    them without reading the log; after a reopen the first lookup of each reads its
+    header once, and the next one reads nothing."""
+    import os
+
+    reads = []
+    real_pread = os.pread
+
+    def counting_pread(fd, size, position):
+        reads.append((size, position))
+        return real_pread(fd, size, position)
+
+    segment = new_segment(tmp_path, index_interval_bytes=100)
+    written = fill(segment, [4] * 12)  # ~300-byte batches: every batch after the first has an entry
+    monkeypatch.setattr(os, "pread", counting_pread)
+    indexed = written[1:]
+    for position, size, last, _ in indexed:
+        assert segment.translate_offset(last - 1).position == position
+    assert reads == []
+    segment.close()
+    segment = new_segment(tmp_path, index_interval_bytes=100)
+    for position, size, last, _ in indexed:
+        reads.clear()
+        assert segment.translate_offset(last - 1) == segment.translate_offset(last)
+        assert segment.translate_offset(last - 2).position == position
+        assert len(reads) == 1, reads  # the first lookup read the header; the others, nothing
     segment.close()
 
 
@@ -154,7 +191,7 @@ def test_find_offset_by_timestamp_matches_brute_force(tmp_path_factory, timestam
         data = bytearray(make_batch(len(batch_timestamps), timestamps=batch_timestamps, timestamp_ms=0, tag=i))
         stamp_base_offset(data, 0, next_offset)
         header = read_batch_header(data)
-        segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        segment.append(data, [(header.base_offset, header.last_offset, header.max_timestamp, header.size_bytes)])
         records.extend((next_offset + j, ts) for j, ts in enumerate(batch_timestamps))
         next_offset = header.next_offset
     starting_offset = BASE + starting
@@ -241,7 +278,7 @@ def test_recover_rejects_offsets_going_backwards(tmp_path):
     fill(segment, [2] * 5)
     data = bytearray(make_batch(2))
     stamp_base_offset(data, 0, BASE + 3)  # overlaps the batches before it
-    segment.append(data, [(BASE + 4, BASE_TIME_MS, len(data))])
+    segment.append(data, [(BASE + 3, BASE + 4, BASE_TIME_MS, len(data))])
     segment.close()
     reopened = new_segment(tmp_path)
     result = reopened.recover()
@@ -266,7 +303,7 @@ def test_should_roll_conditions(tmp_path):
         data = bytearray(make_batch(count, timestamp_ms=50_000))
         stamp_base_offset(data, 0, next_offset)
         h = read_batch_header(data)
-        segment.append(data, [(h.last_offset, h.max_timestamp, h.size_bytes)])
+        segment.append(data, [(h.base_offset, h.last_offset, h.max_timestamp, h.size_bytes)])
         next_offset = h.next_offset
     assert segment.offset_index.is_full()
     assert segment.should_roll(**args, max_timestamp_ms=0, now_ms=0)
@@ -329,7 +366,7 @@ def test_roll_bounds_never_hide_a_due_roll(tmp_path_factory, batches, interval, 
         data = bytearray(make_batch(records, value_bytes=value_bytes, timestamp_ms=timestamp, tag=step))
         stamp_base_offset(data, 0, next_offset)
         header = read_batch_header(data)
-        segment.append(data, [(header.last_offset, header.max_timestamp, header.size_bytes)])
+        segment.append(data, [(header.base_offset, header.last_offset, header.max_timestamp, header.size_bytes)])
         next_offset = header.next_offset
         if step == 0:
             kept = []  # the log drops the empty segment's bounds after the first batch
