@@ -290,6 +290,13 @@ class Record:
 
 _make_header = BatchHeader._make
 
+# For validate_batch's hot path: module-level names for what it calls, and plain ints for
+# the codec ids (comparing an int with an IntEnum member costs ~6x comparing two ints).
+_unpack_header = _HEADER.unpack_from
+_new_header = tuple.__new__   # _new_header(BatchHeader, fields): a third cheaper than _make
+_NO_COMPRESSION = int(Compression.NONE)
+_LAST_CODEC = int(Compression.ZSTD)
+
 
 def read_batch_header(buf, position: int = 0) -> BatchHeader:
     """Parse the 61 header bytes at `position`. Checks nothing; BufferUnderflow if short."""
@@ -324,14 +331,38 @@ def validate_batch(buf, position: int = 0) -> BatchHeader:
     is known and an uncompressed batch has room for records_count records (InvalidRecord).
     Records are not parsed. The batch may be followed by more bytes (the next batch).
     """
+    # Written flat -- no helper calls, no enum members, plain ints only -- because it runs
+    # for every produced batch, and Python overhead, not the CRC, was most of its cost.
+    # This fast path only decides whether the batch is good. If anything looks wrong it
+    # hands over to _checked_header_fields, which makes the same checks one by one and
+    # raises the right error: the checks' order and error messages live there only.
+    if position >= 0:
+        available = len(buf) - position
+        if available >= BATCH_HEADER_SIZE:
+            fields = _unpack_header(buf, position)
+            (_, batch_length, _, magic, stored_crc, attributes, last_offset_delta,
+             _, _, _, _, _, records_count) = fields
+            if magic == MAGIC and MIN_BATCH_LENGTH <= batch_length <= available - LOG_OVERHEAD:
+                view = buf if type(buf) is memoryview else memoryview(buf)
+                end = position + LOG_OVERHEAD + batch_length
+                codec = attributes & COMPRESSION_MASK
+                if (crc32c(view[position + ATTRIBUTES_POSITION:end]) == stored_crc
+                        and records_count >= 0
+                        and last_offset_delta >= 0
+                        and codec <= _LAST_CODEC
+                        and (codec != _NO_COMPRESSION or records_count
+                             <= (batch_length - MIN_BATCH_LENGTH) // _MIN_RECORD_BYTES)):
+                    return _new_header(BatchHeader, fields)
+    # Something is wrong (or position is negative): let the careful path say what.
     return _make_header(_checked_header_fields(buf, position, True))
 
 
 def _checked_header_fields(buf, position: int, verify_crc: bool) -> tuple:
     """The header's fields as a tuple, after the checks of `validate_batch`.
 
-    One struct unpack, one CRC call (if verify_crc) and a few comparisons: this runs
-    for every produced batch.
+    The reference for those checks: their order and their errors are defined here.
+    `validate_batch` makes them all at once on its fast path and calls this (with
+    verify_crc) only when one fails, to raise; `iter_records` calls it without.
     """
     if position < 0:
         raise ValueError(f"negative position {position}")
@@ -368,11 +399,11 @@ def _checked_header_fields(buf, position: int, verify_crc: bool) -> tuple:
         raise InvalidRecord(f"record batch at position {position} has last_offset_delta "
                             f"{last_offset_delta}")
     codec = attributes & COMPRESSION_MASK
-    if codec > Compression.ZSTD:
+    if codec > _LAST_CODEC:
         raise InvalidRecord(f"record batch at position {position} names unknown compression "
                             f"codec id {codec}")
     records_bytes = batch_length - MIN_BATCH_LENGTH
-    if codec == Compression.NONE and records_count > records_bytes // _MIN_RECORD_BYTES:
+    if codec == _NO_COMPRESSION and records_count > records_bytes // _MIN_RECORD_BYTES:
         raise InvalidRecord(f"record batch at position {position} claims {records_count} "
                             f"records in {records_bytes} bytes")
     return fields
