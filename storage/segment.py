@@ -244,8 +244,10 @@ class LogSegment:
         """Write `data` (whole batches, offsets already stamped) at the end of the segment.
 
         `batches` describes them in order as (base_offset, last_offset, max_timestamp_ms,
-        size_bytes). Index entries follow Kafka's rule (see offset_index.py). Returns the position the
-        first batch was written at. On a write error the file is cut back to its old size.
+        size_bytes). Index entries follow Kafka's rule (see offset_index.py); each entry
+        also tells the index's in-memory copy its batch's base offset and size. Returns
+        the position the first batch was written at. On a write error the file is cut
+        back to its old size.
 
         This runs once per produced batch, so the loop keeps the running maximum
         timestamp in two local ints and builds one TimestampOffset at the end (only if it
