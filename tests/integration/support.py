@@ -60,6 +60,18 @@ from protocol.records import (
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
+# kafka-python 3.0.12 sometimes never finishes a join: the SyncGroup answer arrives (its
+# debug log shows it received), but the member never applies the assignment nor resumes
+# its heartbeats, and its session expires. It happens when a short `poll(timeout_ms=...)`
+# gives up waiting on the join just as the answer comes in (about 1 in 40 fresh joins with
+# 100 ms polls, none in 120 with 1 s polls; every broker answer was delivered, on time).
+# So every kafka-python consumer that joins a group polls with 1 s timeouts. A short
+# metadata max age also keeps the client's IO loop from sleeping 300 s in select() between
+# metadata refreshes, and bounds how long a leader that assigned before it had the topic's
+# metadata ("No partition metadata for topic ...") waits to see it and rejoin.
+KAFKA_PYTHON_GROUP_POLL_MS = 1000
+KAFKA_PYTHON_GROUP_CONFIG = {"metadata_max_age_ms": 1000}
+
 assert kafka.__version__.split(".")[0] == "3", f"kafka-python 3.x required, found {kafka.__version__}"
 
 

@@ -31,7 +31,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
 from pylog.coordinator.offsets import OFFSETS_TOPIC
 from pylog.testing import EmbeddedBroker
-from tests.integration.support import WireClient, wait_until
+from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, WireClient, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -76,11 +76,11 @@ def store_of(embedded):
 def test_kafka_python_group_commits_survive_a_restart(embedded):
     produce(embedded.bootstrap_servers, "kp-orders", 10)
     consumer = KafkaConsumer("kp-orders", bootstrap_servers=embedded.bootstrap_servers, group_id="kp-group",
-                             enable_auto_commit=False, auto_offset_reset="earliest")
+                             enable_auto_commit=False, auto_offset_reset="earliest", **KAFKA_PYTHON_GROUP_CONFIG)
     seen = []
     deadline = time.monotonic() + 30
     while len(seen) < 20 and time.monotonic() < deadline:
-        for records in consumer.poll(timeout_ms=500).values():
+        for records in consumer.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS).values():
             seen.extend(records)
     assert len(seen) == 20
     consumer.commit()
@@ -88,7 +88,8 @@ def test_kafka_python_group_commits_survive_a_restart(embedded):
     consumer.close()
 
     restart(embedded)
-    reader = KafkaConsumer(bootstrap_servers=embedded.bootstrap_servers, group_id="kp-group", enable_auto_commit=False)
+    reader = KafkaConsumer(bootstrap_servers=embedded.bootstrap_servers, group_id="kp-group", enable_auto_commit=False,
+                           **KAFKA_PYTHON_GROUP_CONFIG)
     try:
         assert reader.committed(TopicPartition("kp-orders", 0)) == 10
         committed = reader.committed(TopicPartition("kp-orders", 1), metadata=True)
@@ -98,7 +99,7 @@ def test_kafka_python_group_commits_survive_a_restart(embedded):
         resumed = []
         deadline = time.monotonic() + 30
         while len(resumed) < 3 and time.monotonic() < deadline:
-            for records in reader.poll(timeout_ms=500).values():
+            for records in reader.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS).values():
                 resumed.extend(records)
         assert sorted((r.partition, r.offset) for r in resumed) == [(1, 7), (1, 8), (1, 9)]
     finally:
@@ -108,11 +109,12 @@ def test_kafka_python_group_commits_survive_a_restart(embedded):
 def test_commits_are_in_consumer_offsets_in_kafkas_format(embedded):
     produce(embedded.bootstrap_servers, "fmt-topic", 5)
     consumer = KafkaConsumer("fmt-topic", bootstrap_servers=embedded.bootstrap_servers, group_id="fmt-group",
-                             enable_auto_commit=False, auto_offset_reset="earliest", client_id="fmt-client")
+                             enable_auto_commit=False, auto_offset_reset="earliest", client_id="fmt-client",
+                             **KAFKA_PYTHON_GROUP_CONFIG)
     deadline = time.monotonic() + 30
     total = 0
     while total < 10 and time.monotonic() < deadline:
-        total += sum(len(r) for r in consumer.poll(timeout_ms=500).values())
+        total += sum(len(r) for r in consumer.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS).values())
     consumer.commit({TopicPartition("fmt-topic", 0): OffsetAndMetadata(3, "meta-0", -1),
                      TopicPartition("fmt-topic", 1): OffsetAndMetadata(5, "", -1)})
     consumer.close()
@@ -367,11 +369,11 @@ def test_offset_fetch_all_partitions_and_several_groups(embedded):
 def test_member_checks_of_an_active_group(embedded):
     produce(embedded.bootstrap_servers, "active", 2)
     consumer = KafkaConsumer("active", bootstrap_servers=embedded.bootstrap_servers, group_id="active-group",
-                             enable_auto_commit=False, auto_offset_reset="earliest")
+                             enable_auto_commit=False, auto_offset_reset="earliest", **KAFKA_PYTHON_GROUP_CONFIG)
     try:
         deadline = time.monotonic() + 30
         while not consumer.assignment() and time.monotonic() < deadline:
-            consumer.poll(timeout_ms=200)
+            consumer.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS)
         assert consumer.assignment()
         with WireClient(embedded.bootstrap_servers) as client:
             # only members commit into a group that has members
@@ -429,9 +431,10 @@ def test_offset_delete(embedded):
 
         # a Stable group: the topics its members subscribe to stay
         consumer = KafkaConsumer("subscribed", bootstrap_servers=embedded.bootstrap_servers, group_id="stable",
-                                 enable_auto_commit=False, auto_offset_reset="earliest")
+                                 enable_auto_commit=False, auto_offset_reset="earliest", **KAFKA_PYTHON_GROUP_CONFIG)
         try:
-            wait_until(lambda: consumer.poll(timeout_ms=100) is not None and consumer.assignment(), 30,
+            wait_until(lambda: consumer.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS) is not None
+                       and consumer.assignment(), 30,
                        "an assignment")
             consumer.commit({TopicPartition("subscribed", 0): OffsetAndMetadata(1, "", -1)})
             wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state_name, "stable")

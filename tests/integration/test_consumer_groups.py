@@ -32,22 +32,16 @@ from kafka import (ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, K
                    TopicPartition)
 from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
 
-from tests.integration.support import ROOT, wait_until
+from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ROOT, wait_until
 
 TOPIC = "t"
 PARTITIONS = 6
 SESSION_MS = 6000
 HEARTBEAT_MS = 300
 
-# kafka-python 3.0.12 sometimes never finishes a join: the SyncGroup answer arrives (its
-# debug log shows it received), but the member never applies the assignment nor resumes
-# its heartbeats, and its session expires. It happens when a short `poll(timeout_ms=...)`
-# gives up waiting on the join just as the answer comes in (about 1 in 40 fresh joins with
-# 100 ms polls, none in 120 with 1 s polls; every broker answer was delivered, on time).
-# So members poll with 1 s timeouts. A short metadata max age also keeps the client's IO
-# loop from sleeping 300 s in select() between metadata refreshes.
-POLL_MS = 1000
-KAFKA_PYTHON_WORKAROUND = {"metadata_max_age_ms": 1000}
+# kafka-python members poll with 1 s timeouts and a short metadata max age: see support.py.
+POLL_MS = KAFKA_PYTHON_GROUP_POLL_MS
+KAFKA_PYTHON_WORKAROUND = KAFKA_PYTHON_GROUP_CONFIG
 
 
 # ---------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from kafka.structs import OffsetAndMetadata
 
 from pylog import groups_cli
 from pylog.testing import EmbeddedBroker
-from tests.integration.support import ROOT, wait_until
+from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ROOT, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -133,9 +133,10 @@ def test_describe_an_active_member(embedded, capsys):
     embedded.call(lambda: embedded.broker.create_topic("live", 2))
     timestamps = produce_with_timestamps(bootstrap, "live", 2)
     consumer = KafkaConsumer("live", bootstrap_servers=bootstrap, group_id="live-group", client_id="lag-client",
-                             enable_auto_commit=False, auto_offset_reset="earliest")
+                             enable_auto_commit=False, auto_offset_reset="earliest", **KAFKA_PYTHON_GROUP_CONFIG)
     try:
-        wait_until(lambda: consumer.poll(timeout_ms=100) is not None and len(consumer.assignment()) == 2, 30,
+        wait_until(lambda: consumer.poll(timeout_ms=KAFKA_PYTHON_GROUP_POLL_MS) is not None
+                   and len(consumer.assignment()) == 2, 30,
                    "the consumer's assignment")
         consumer.commit({TopicPartition("live", 0): OffsetAndMetadata(15, "", -1)})
         wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state_name, "live-group")
