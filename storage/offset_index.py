@@ -32,18 +32,19 @@ a read must cost the same in a 16 MiB log and a 2 GiB one.
 So each OffsetIndex keeps, once it has been searched, an `array('i')` of its relative
 offsets in native byte order, and searches it with `bisect`: the whole search is one C
 call. (Measured: ~0.1 us over 16 entries, ~0.25 us over 1,024, ~0.45 us over 262,144;
-still logarithmic, but at ~18 ns per doubling instead of ~200.) The array is built
-lazily, on the first lookup, from the mapped file in two C calls (`frombytes` of the
-valid entries, `byteswap` on a little-endian machine) and a strided slice that keeps
-every other int (the offsets, not the positions); after that it is kept in step with
-the file by every method that changes the entries (`append`, `truncate_to`, `reset`)
-and dropped when the file is closed. The position of the entry found is then read
-from the mapped file: one 4-byte unpack.
+still logarithmic, but at ~18 ns per doubling instead of ~200.) The array is built on
+the first lookup from the mapped file in two C calls (`frombytes` of the valid
+entries, `byteswap` on a little-endian machine) and a strided slice that keeps every
+other int (the offsets, not the positions) -- or at once, empty, for an empty index;
+after that it is kept in step with the file by every method that changes the entries
+(`append`, `truncate_to`, `reset`) and dropped when the file is closed. The position
+of the entry found is then read from the mapped file: one 4-byte unpack.
 
 The cost is memory: 4 bytes per entry, half the file (at most `segment.index.bytes`/2,
 5 MiB, for a full index), and only for segments that have been read since they were
-opened, or were created by this process. Kafka does not copy its indexes into the heap; it bisects the memory map and
-keeps the bisection in the "warm section" (the last 8 KiB of entries, where in-sync
+opened or were created by this process (8 bytes more per entry: see below). Kafka
+does not copy its indexes into the heap; it bisects the memory map and keeps the
+bisection in the "warm section" (the last 8 KiB of entries, where in-sync
 consumers and followers look) so that the pages it touches stay in the page cache and a
 lookup never waits for the disk. The copy makes that question moot for the offset
 index: after the one sequential read that builds it, a search touches no page of the
