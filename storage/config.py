@@ -58,7 +58,7 @@ COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"
 _MIN_SEGMENT_BYTES = 14
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LogConfig:
     """The settings of one partition log (Kafka's topic configs). Immutable.
 

@@ -77,6 +77,7 @@ reads included). Time enters as `now_ms` arguments; the log never reads the cloc
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from bisect import bisect_right
@@ -156,6 +157,14 @@ class Log:
     Open with `Log.open(dir, config, now_ms=...)`. Not thread-safe: the broker serializes
     access per partition.
     """
+
+    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
+    __slots__ = (
+        "dir", "config", "recovery_report", "_segments", "_base_offsets", "_segment_list",
+        "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
+        "_recovery_point", "_rng", "_last_now_ms", "_last_flush_ms", "_pending_deletes",
+        "_closed", "_producer_state"
+    )
 
     def __init__(
         self,
@@ -377,6 +386,12 @@ class Log:
         append over segment.bytes), UnexpectedAppendOffset (follower offsets going back),
         InvalidProducerEpoch / OutOfOrderSequence / InvalidTxnState (producer state).
         """
+        if assign_offsets and compiled_append is not None:
+            # The common case, compiled (storage/_append.c): the same steps as below for
+            # one batch; None, with nothing changed, for anything else.
+            info = compiled_append(self, records, now_ms, leader_epoch)
+            if info is not None:
+                return info
         if self._closed:
             raise StorageError(f"log {self.name} is closed")
         self._last_now_ms = now_ms
@@ -821,3 +836,28 @@ class Log:
             f"Log({self.name}, log_start_offset={self._log_start_offset}, "
             f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
         )
+
+
+def _load_compiled_append():
+    """`storage._append.append_batch`, or None where the extension was not built (no C
+    compiler at install time) or PYLOG_PURE_PYTHON is set."""
+    if os.environ.get("PYLOG_PURE_PYTHON"):
+        return None
+    try:
+        from storage import _append
+    except ImportError:
+        return None
+    from protocol.crc32c import crc32c
+    from storage.offset_index import OffsetIndex
+    from storage.time_index import TimeIndex
+
+    _append.bind(
+        Log=Log, LogConfig=LogConfig, LogSegment=LogSegment, OffsetIndex=OffsetIndex, TimeIndex=TimeIndex,
+        AppendInfo=AppendInfo, TimestampOffset=TimestampOffset, crc32c=crc32c,
+    )
+    return _append.append_batch
+
+
+# Log.append's common case in C, or None (see "The compiled append" in the module
+# docstring). Tests set it to None to run the Python code alone.
+compiled_append = _load_compiled_append()

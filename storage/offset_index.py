@@ -110,6 +110,11 @@ class OffsetIndex(IndexFile):
     Not thread-safe: the broker serializes access per partition.
     """
 
+    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
+    __slots__ = (
+        "_last_offset", "_relative_offsets", "_batch_base_offsets", "_batch_sizes"
+    )
+
     ENTRY_SIZE = 8
 
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):

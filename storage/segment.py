@@ -162,6 +162,14 @@ class LogSegment:
     Not thread-safe: the broker serializes access per partition.
     """
 
+    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
+    __slots__ = (
+        "dir", "base_offset", "roll_jitter_ms", "created_ms", "index_interval_bytes",
+        "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",
+        "_large_scan_bytes", "_fd", "_size_bytes", "_offset_index", "_time_index",
+        "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry"
+    )
+
     def __init__(
         self,
         dir: Path,

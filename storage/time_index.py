@@ -54,6 +54,11 @@ class TimeIndex(IndexFile):
     Not thread-safe: the broker serializes access per partition.
     """
 
+    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
+    __slots__ = (
+        "_last_entry",
+    )
+
     ENTRY_SIZE = 12
 
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
