@@ -20,25 +20,32 @@
  * compares the results, the files and every attribute touched.
  *
  * Why it exists. Issue 3 asks appends of 16 KiB batches to reach 0.8x the throughput of
- * plain os.write of the same bytes. The write costs ~6.5 us here; the Python append adds
+ * plain os.write of the same bytes. The write costs ~6 us here; the Python append adds
  * ~5.5 us (validation ~1.1, stamping and the write call ~0.4, index entries, roll
- * checks and the result ~4), and even validation + stamp + pwrite alone come to ~0.78x.
- * This path adds ~1.3 us: the CRC-32C (the Python crc32c of protocol/crc32c.py, called
- * once), reading and setting the attributes below (~20 ns each), and the AppendInfo.
+ * checks and the result ~4), and validation + stamp + pwrite alone, from Python, reach
+ * only ~0.8x. This path adds ~1.5 us: the CRC-32C (protocol/crc32c.py's function, called
+ * once: ~0.5 us with the call), the in-memory index copy's three array appends (~0.2),
+ * and reading and setting the fields below, the new ints and the AppendInfo.
  *
- * What it reads and writes (names as in the Python classes):
+ * Fields, not attributes. The classes declare their fields as __slots__, so a field of an
+ * instance sits at a fixed offset in the object, as in a C struct; bind() finds each
+ * offset once from the slot's descriptor, and checks that every object is of exactly the
+ * bound class before reading one. (An attribute lookup costs ~20 ns; an append needs
+ * ~35 fields.) The fields read and set (names as in the Python classes):
  *
- *   log        _closed _pending_deletes _roll_bounds config _log_end_offset
- *              _recovery_point _log_start_offset _active _producer_state
- *              sets _last_now_ms, _log_end_offset; calls
- *              _producer_state.update_map_end_offset(log end offset)
- *   config     segment_bytes max_message_bytes flush_messages message_timestamp_type
- *   segment    _size_bytes _fd base_offset index_interval_bytes
- *              _bytes_since_last_index_entry _max_timestamp _offset_index _time_index
- *              sets _size_bytes, _bytes_since_last_index_entry, _max_timestamp
- *   indexes    _entries _max_entries _mmap base_offset; offset index _last_offset and
- *              its in-memory copy (_relative_offsets, _batch_base_offsets,
- *              _batch_sizes); time index _last_entry
+ *   Log            _closed _pending_deletes _roll_bounds config _log_end_offset
+ *                  _recovery_point _log_start_offset _active _producer_state
+ *                  sets _last_now_ms, _log_end_offset
+ *   LogConfig      segment_bytes max_message_bytes flush_messages message_timestamp_type
+ *   LogSegment     _size_bytes _fd base_offset index_interval_bytes
+ *                  _bytes_since_last_index_entry _max_timestamp _offset_index _time_index
+ *                  sets _size_bytes, _bytes_since_last_index_entry, _max_timestamp
+ *   OffsetIndex    base_offset _entries _max_entries _mmap _last_offset and the in-memory
+ *                  copy (_relative_offsets _batch_base_offsets _batch_sizes): sets
+ *                  _entries, _last_offset, appends to the copy, writes the entry in _mmap
+ *   TimeIndex      base_offset _entries _max_entries _mmap _last_entry: sets _entries,
+ *                  _last_entry, writes the entry in _mmap
+ *   ProducerStateManager   sets _map_end_offset (its update_map_end_offset)
  *
  * Byte layout of the batch header it reads (big-endian; see protocol/records.py):
  *
@@ -85,16 +92,11 @@ enum { GO = 0, FALL_BACK = 1, ERROR = -1 };
             return step_;       \
     } while (0)
 
-/* -- the fields, found by bind() ---------------------------------------------------------
- *
- * The classes declare their fields as __slots__, so each field of an instance sits at a
- * fixed offset in the object, as in a C struct. bind() looks each one up once (the slot's
- * member descriptor gives the offset); after that, reading a field is one load instead
- * of an attribute lookup (~20 ns each, and an append needs ~35 of them). The objects are
- * checked to be of exactly the bound classes before any field is read.
- */
-enum { LOG, CONFIG, SEGMENT, OFFSET_INDEX, TIME_INDEX, CLASS_COUNT };
-static const char *const class_names[CLASS_COUNT] = {"Log", "LogConfig", "LogSegment", "OffsetIndex", "TimeIndex"};
+/* -- the fields, found by bind() (see "Fields, not attributes" above) ------------- */
+enum { LOG, CONFIG, SEGMENT, OFFSET_INDEX, TIME_INDEX, PRODUCER_STATE, CLASS_COUNT };
+static const char *const class_names[CLASS_COUNT] = {
+    "Log", "LogConfig", "LogSegment", "OffsetIndex", "TimeIndex", "ProducerStateManager",
+};
 
 #define FIELDS(X)                                                                        \
     X(LOG, _closed) X(LOG, _pending_deletes) X(LOG, _roll_bounds) X(LOG, config)         \
@@ -110,7 +112,8 @@ static const char *const class_names[CLASS_COUNT] = {"Log", "LogConfig", "LogSeg
     X(OFFSET_INDEX, _relative_offsets) X(OFFSET_INDEX, _batch_base_offsets)              \
     X(OFFSET_INDEX, _batch_sizes)                                                        \
     X(TIME_INDEX, base_offset) X(TIME_INDEX, _entries) X(TIME_INDEX, _max_entries)       \
-    X(TIME_INDEX, _mmap) X(TIME_INDEX, _last_entry)
+    X(TIME_INDEX, _mmap) X(TIME_INDEX, _last_entry)                                      \
+    X(PRODUCER_STATE, _map_end_offset)
 
 #define FIELD_ID(cls, name) cls##__##name,
 enum { FIELDS(FIELD_ID) FIELD_COUNT };
@@ -139,7 +142,7 @@ static PyObject *timestamp_offset_type; /* storage.time_index.TimestampOffset */
 static PyObject *crc32c_function;       /* protocol.crc32c.crc32c */
 static PyTypeObject *array_type;        /* array.array, of the offset index's copy */
 static PyObject *array_append;          /* array.array.append */
-static PyObject *str_update_map_end_offset, *str_LogAppendTime;
+static PyObject *str_LogAppendTime;
 
 /* -- values ---------------------------------------------------------------------------- */
 
@@ -229,7 +232,7 @@ static inline void put_i64(unsigned char *p, int64_t v)
 /* Everything the append needs, read and checked before anything changes. The PyObject
  * pointers are borrowed from the fields; the two buffers are held until the end. */
 typedef struct {
-    PyObject *log, *config, *segment, *offset_index, *time_index;
+    PyObject *log, *config, *segment, *offset_index, *time_index, *producer_state;
     Py_buffer batch, offset_map, time_map;
     int batch_held, offset_map_held, time_map_held;
     /* the arguments */
@@ -322,6 +325,10 @@ static int check_log(Append *a)
     long long last_offset = a->log_end_offset + a->last_offset_delta;
     /* `next_offset - self._recovery_point >= config.flush_messages`: the append flushes. */
     if (last_offset + 1 - recovery_point >= flush_messages)
+        return FALL_BACK;
+
+    a->producer_state = FIELD(log, LOG, _producer_state);
+    if (a->producer_state == NULL || Py_TYPE(a->producer_state) != classes[PRODUCER_STATE])
         return FALL_BACK;
 
     PyObject *segment = a->segment = FIELD(log, LOG, _active);
@@ -593,17 +600,14 @@ static PyObject *record_append(Append *a)
         STORE(segment, SEGMENT, _max_timestamp, max_timestamp);
     }
 
-    /* Log.append's: `_last_now_ms` (set first there), the log end offset, the producer
-     * state's map end offset. */
+    /* Log.append's: `_last_now_ms` (set first there), the log end offset, and
+     * `self._producer_state.update_map_end_offset(next_offset)`. */
     PyObject *now = PyLong_FromLongLong(a->now_ms);
     if (now == NULL)
         goto done;
     STORE(log, LOG, _last_now_ms, now);
     STORE(log, LOG, _log_end_offset, Py_NewRef(next));
-    PyObject *result = PyObject_CallMethodOneArg(FIELD(log, LOG, _producer_state), str_update_map_end_offset, next);
-    if (result == NULL)
-        goto done;
-    Py_DECREF(result);
+    STORE(a->producer_state, PRODUCER_STATE, _map_end_offset, Py_NewRef(next));
 
     /* AppendInfo(first_offset, last_offset, max_timestamp_ms, offset_of_max_timestamp,
      * log_append_time_ms, log_start_offset, log_end_offset, segment_base_offset,
@@ -708,13 +712,13 @@ static Py_ssize_t slot_offset(PyTypeObject *cls, const char *class_name, const c
 static PyObject *bind(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"Log", "LogConfig", "LogSegment", "OffsetIndex", "TimeIndex",
-                               "AppendInfo", "TimestampOffset", "crc32c", NULL};
+                               "ProducerStateManager", "AppendInfo", "TimestampOffset", "crc32c", NULL};
     PyObject *types[CLASS_COUNT], *info, *timestamp_offset, *crc;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!O!O!O!O:bind", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!O!O!O!O!O:bind", keywords,
                                      &PyType_Type, &types[LOG], &PyType_Type, &types[CONFIG],
                                      &PyType_Type, &types[SEGMENT], &PyType_Type, &types[OFFSET_INDEX],
-                                     &PyType_Type, &types[TIME_INDEX], &PyType_Type, &info,
-                                     &PyType_Type, &timestamp_offset, &crc))
+                                     &PyType_Type, &types[TIME_INDEX], &PyType_Type, &types[PRODUCER_STATE],
+                                     &PyType_Type, &info, &PyType_Type, &timestamp_offset, &crc))
         return NULL;
     for (int i = 0; i < 2; i++) {  /* NamedTuples: a tuple's layout, nothing added */
         PyTypeObject *type = (PyTypeObject *)(i == 0 ? info : timestamp_offset);
@@ -763,8 +767,9 @@ static PyMethodDef methods[] = {
      "Log.append(records, now_ms=now_ms, leader_epoch=leader_epoch) for the common case\n"
      "(see storage/_append.c); None, with nothing changed, for any other."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_VARARGS | METH_KEYWORDS,
-     "bind(*, Log, LogConfig, LogSegment, OffsetIndex, TimeIndex, AppendInfo, TimestampOffset,\n"
-     "crc32c): the classes whose fields append_batch uses, the types it builds, the CRC."},
+     "bind(*, Log, LogConfig, LogSegment, OffsetIndex, TimeIndex, ProducerStateManager,\n"
+     "AppendInfo, TimestampOffset, crc32c): the classes whose fields append_batch uses,\n"
+     "the types it builds, the CRC."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -776,9 +781,8 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__append(void)
 {
-    str_update_map_end_offset = PyUnicode_InternFromString("update_map_end_offset");
     str_LogAppendTime = PyUnicode_InternFromString("LogAppendTime");
-    if (str_update_map_end_offset == NULL || str_LogAppendTime == NULL)
+    if (str_LogAppendTime == NULL)
         return NULL;
     return PyModule_Create(&module_def);
 }

@@ -304,6 +304,12 @@ class ProducerStateManager:
     access.
     """
 
+    # Declared fields (slots): storage/_append.c sets _map_end_offset in place.
+    __slots__ = (
+        "dir", "producer_id_expiration_ms", "_producers", "_view", "_snapshots", "_map_end_offset",
+        "_last_snapshot_offset", "loaded_snapshot_offset",
+    )
+
     def __init__(self, dir: Path, *, producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS):
         self.dir = Path(dir)
         self.producer_id_expiration_ms = producer_id_expiration_ms
@@ -335,6 +341,7 @@ class ProducerStateManager:
         return self._map_end_offset
 
     def update_map_end_offset(self, offset: int) -> None:
+        # (storage/_append.c does the same by setting the field itself.)
         self._map_end_offset = offset
 
     @property
