@@ -24,8 +24,8 @@
  * ~5.5 us (validation ~1.1, stamping and the write call ~0.4, index entries, roll
  * checks and the result ~4), and validation + stamp + pwrite alone, from Python, reach
  * only ~0.8x. This path adds ~1.5 us: the CRC-32C (protocol/crc32c.py's function, called
- * once: ~0.5 us with the call), the in-memory index copy's three array appends (~0.2),
- * and reading and setting the fields below, the new ints and the AppendInfo.
+ * once: ~0.5 us with the call), and reading and setting the fields below, the new ints,
+ * the in-memory index copy's three array appends and the AppendInfo.
  *
  * Fields, not attributes. The classes declare their fields as __slots__, so a field of an
  * instance sits at a fixed offset in the object, as in a C struct; bind() finds each
@@ -141,8 +141,14 @@ static PyObject *append_info_type;      /* storage.log.AppendInfo */
 static PyObject *timestamp_offset_type; /* storage.time_index.TimestampOffset */
 static PyObject *crc32c_function;       /* protocol.crc32c.crc32c */
 static PyTypeObject *array_type;        /* array.array, of the offset index's copy */
-static PyObject *array_append;          /* array.array.append */
-static PyObject *str_LogAppendTime;
+static PyObject *array_frombytes;       /* array.array.frombytes */
+/* One int32 in machine order, and a memoryview of it: what append_to_array hands to
+ * array.frombytes. (array.append would parse its argument with PyArg_Parse, which
+ * costs several times the copy; frombytes of 4 bytes into an array('i') appends one
+ * item the same way, with a memcpy.) */
+static int32_t array_item;
+static PyObject *array_item_view;
+static PyObject *str_LogAppendTime, *str_CreateTime;
 
 /* -- values ---------------------------------------------------------------------------- */
 
@@ -309,7 +315,7 @@ static int check_log(Append *a)
     PyObject *timestamp_type = FIELD(config, CONFIG, message_timestamp_type);
     if (timestamp_type == NULL || !PyUnicode_CheckExact(timestamp_type))
         return FALL_BACK;
-    if (timestamp_type == str_LogAppendTime || PyUnicode_Compare(timestamp_type, str_LogAppendTime) == 0)
+    if (timestamp_type != str_CreateTime && PyUnicode_Compare(timestamp_type, str_LogAppendTime) == 0)
         return FALL_BACK;
     long long segment_bytes, max_message_bytes, flush_messages, recovery_point, log_start_offset;
     TRY(as_long(FIELD(config, CONFIG, segment_bytes), &segment_bytes));
@@ -518,13 +524,13 @@ static int write_at_end(Append *a)
     return GO;
 }
 
-static int append_to_array(PyObject *array, PyObject *value)
+/* `array.append(value)` for one of the offset index's array('i') copies. The values are
+ * relative offsets and sizes within a segment, checked to fit an int32 before the write. */
+static int append_to_array(PyObject *array, long long value)
 {
-    if (value == NULL)
-        return ERROR;
-    PyObject *args[2] = {array, value};
-    PyObject *result = PyObject_Vectorcall(array_append, args, 2, NULL);
-    Py_DECREF(value);
+    array_item = (int32_t)value;
+    PyObject *args[2] = {array, array_item_view};
+    PyObject *result = PyObject_Vectorcall(array_frombytes, args, 2, NULL);
     if (result == NULL)
         return ERROR;
     Py_DECREF(result);
@@ -560,9 +566,9 @@ static PyObject *record_append(Append *a)
         STORE(index, OFFSET_INDEX, _entries, entries);
         STORE(index, OFFSET_INDEX, _last_offset, Py_NewRef(last));
         if (a->offset_copy_kept
-            && (append_to_array(FIELD(index, OFFSET_INDEX, _relative_offsets), PyLong_FromLongLong(a->offset_relative_offset)) != GO
-                || append_to_array(FIELD(index, OFFSET_INDEX, _batch_base_offsets), PyLong_FromLongLong(a->offset_relative_base_offset)) != GO
-                || append_to_array(FIELD(index, OFFSET_INDEX, _batch_sizes), Py_NewRef(size)) != GO))
+            && (append_to_array(FIELD(index, OFFSET_INDEX, _relative_offsets), a->offset_relative_offset) != GO
+                || append_to_array(FIELD(index, OFFSET_INDEX, _batch_base_offsets), a->offset_relative_base_offset) != GO
+                || append_to_array(FIELD(index, OFFSET_INDEX, _batch_sizes), a->size_bytes) != GO))
             goto done;
     }
     if (a->add_time_entry) {  /* TimeIndex.maybe_append */
@@ -745,16 +751,24 @@ static PyObject *bind(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_DECREF(array_module);
     if (array == NULL)
         return NULL;
-    PyObject *append = PyObject_GetAttrString(array, "append");
-    if (append == NULL) {
+    PyObject *frombytes = PyObject_GetAttrString(array, "frombytes");
+    PyObject *probe = frombytes == NULL ? NULL : PyObject_CallFunction(array, "s", "i");
+    PyObject *itemsize = probe == NULL ? NULL : PyObject_GetAttrString(probe, "itemsize");
+    Py_XDECREF(probe);
+    if (itemsize == NULL || PyLong_AsLong(itemsize) != (long)sizeof(int32_t)) {
+        if (itemsize != NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "storage._append: array('i') items are not 4 bytes here");
+        Py_XDECREF(itemsize);
+        Py_XDECREF(frombytes);
         Py_DECREF(array);
         return NULL;
     }
+    Py_DECREF(itemsize);
     memcpy(field_offsets, offsets, sizeof offsets);
     for (int i = 0; i < CLASS_COUNT; i++)
         Py_XSETREF(classes[i], (PyTypeObject *)Py_NewRef(types[i]));
     Py_XSETREF(array_type, (PyTypeObject *)array);
-    Py_XSETREF(array_append, append);
+    Py_XSETREF(array_frombytes, frombytes);
     Py_XSETREF(timestamp_offset_type, Py_NewRef(timestamp_offset));
     Py_XSETREF(crc32c_function, Py_NewRef(crc));
     Py_XSETREF(append_info_type, Py_NewRef(info));  /* last: append_batch checks it */
@@ -782,7 +796,9 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__append(void)
 {
     str_LogAppendTime = PyUnicode_InternFromString("LogAppendTime");
-    if (str_LogAppendTime == NULL)
+    str_CreateTime = PyUnicode_InternFromString("CreateTime");
+    array_item_view = PyMemoryView_FromMemory((char *)&array_item, sizeof array_item, PyBUF_READ);
+    if (str_LogAppendTime == NULL || str_CreateTime == NULL || array_item_view == NULL)
         return NULL;
     return PyModule_Create(&module_def);
 }
