@@ -118,10 +118,7 @@ def _appendable(data: st.DataObject) -> bytearray | bytes:
     elif kind == "bad magic":
         data_bytes[16] = 1
     elif kind == "no timestamps":
-        data_bytes[27:43] = (-1).to_bytes(8, "big", signed=True) * 2  # base and max timestamp -1 (CRC redone below)
-        from protocol.crc32c import crc32c
-
-        data_bytes[17:21] = crc32c(memoryview(data_bytes)[21:]).to_bytes(4, "big")
+        data_bytes = _untimestamped(data_bytes)
     elif kind == "old timestamp":
         data_bytes = batch(records, value_bytes, timestamp_ms=NOW_MS - 50_000, seed=seed)
     return data_bytes
@@ -261,6 +258,49 @@ def test_twin_logs_take_the_compiled_path(tmp_path):
             machine._both(lambda log: log.append(copies[log.dir.name], now_ms=machine.now_ms, leader_epoch=3))
             machine.alike()
         assert machine.compiled_appends >= 150
+    finally:
+        machine.teardown()
+
+
+def _untimestamped(records: bytearray, timestamp_ms: int = -1) -> bytearray:
+    """The batch with base and max timestamp -1 (as old clients send), or another
+    negative value, CRC redone."""
+    from protocol.crc32c import crc32c
+
+    records[27:43] = timestamp_ms.to_bytes(8, "big", signed=True) * 2
+    records[17:21] = crc32c(memoryview(records)[21:]).to_bytes(4, "big")
+    return records
+
+
+@needs_extension
+@pytest.mark.parametrize(
+    "records",
+    [
+        pytest.param(lambda now: _untimestamped(batch(3, timestamp_ms=now)), id="no timestamps"),
+        pytest.param(lambda now: _untimestamped(batch(3, timestamp_ms=now), -5), id="timestamps below -1"),
+        pytest.param(lambda now: batch(3, timestamp_ms=now - 60_000), id="older than the segment's max"),
+        pytest.param(lambda now: batch(1, 0, timestamp_ms=now), id="one empty record"),
+        pytest.param(lambda now: batch(40, 1, timestamp_ms=now), id="many records"),
+        pytest.param(lambda now: batch(2, 5000, timestamp_ms=now), id="over the index interval"),
+    ],
+)
+def test_twin_logs_agree_on_edge_batches(records):
+    """Batches the compiled path takes but a random run may not reach: each is appended
+    to ready twin logs (one must go through C) and compared."""
+    machine = TwinLogs()
+    machine.open_logs(config=CONFIGS[-2], seed=1)
+    try:
+        for i in range(4):  # ready: the first appends of a segment go through Python
+            machine.append_plain_batches(count=1, seed=i)
+        compiled_before = machine.compiled_appends
+        for leader_epoch in (None, 7):
+            machine.now_ms += 10
+            data = records(machine.now_ms)
+            copies = {name: bytearray(data) for name in machine.logs}
+            machine._both(lambda log: log.append(copies[log.dir.name], now_ms=machine.now_ms, leader_epoch=leader_epoch))
+            assert copies["compiled"] == copies["python"]
+            machine.alike()
+        assert machine.compiled_appends == compiled_before + 2
     finally:
         machine.teardown()
 
