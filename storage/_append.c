@@ -323,7 +323,7 @@ static int check_log(Append *a)
     TRY(as_long(FIELD(config, CONFIG, flush_messages), &flush_messages));
     TRY(as_long(FIELD(log, LOG, _log_end_offset), &a->log_end_offset));
     TRY(as_long(FIELD(log, LOG, _recovery_point), &recovery_point));
-    TRY(as_long(FIELD(log, LOG, _log_start_offset), &log_start_offset));
+    TRY(as_long(FIELD(log, LOG, _log_start_offset), &log_start_offset));  /* an int: AppendInfo carries it */
 
     /* RecordTooLarge (`_validate`), RecordBatchTooLarge. */
     if (a->size_bytes > max_message_bytes || a->size_bytes > segment_bytes)
