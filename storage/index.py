@@ -78,7 +78,7 @@ class IndexFile:
     # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "path", "base_offset", "max_index_size_bytes", "writable", "_mmap", "_length",
-        "_max_entries", "_entries"
+        "_max_entries", "_entries",
     )
 
     ENTRY_SIZE: ClassVar[int]

@@ -174,7 +174,7 @@ class Log:
         "dir", "config", "recovery_report", "_segments", "_base_offsets", "_segment_list",
         "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
         "_recovery_point", "_rng", "_last_now_ms", "_last_flush_ms", "_pending_deletes",
-        "_closed", "_producer_state"
+        "_closed", "_producer_state",
     )
 
     def __init__(

@@ -112,7 +112,7 @@ class OffsetIndex(IndexFile):
 
     # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
-        "_last_offset", "_relative_offsets", "_batch_base_offsets", "_batch_sizes"
+        "_last_offset", "_relative_offsets", "_batch_base_offsets", "_batch_sizes",
     )
 
     ENTRY_SIZE = 8

@@ -167,7 +167,7 @@ class LogSegment:
         "dir", "base_offset", "roll_jitter_ms", "created_ms", "index_interval_bytes",
         "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",
         "_large_scan_bytes", "_fd", "_size_bytes", "_offset_index", "_time_index",
-        "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry"
+        "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry",
     )
 
     def __init__(
