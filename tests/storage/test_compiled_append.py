@@ -113,15 +113,15 @@ def _appendable(data: st.DataObject) -> bytearray | bytes:
         return bytes(batch(records, value_bytes, timestamp_ms=timestamp_ms, seed=seed))
     if kind == "empty":
         return bytearray()
+    if kind == "no timestamps":
+        return batch(records, value_bytes, timestamp_ms=-1, timestamp_step_ms=0, seed=seed)
+    if kind == "old timestamp":
+        return batch(records, value_bytes, timestamp_ms=NOW_MS - 50_000, seed=seed)
     data_bytes = batch(records, value_bytes, timestamp_ms=timestamp_ms, seed=seed)
     if kind == "bad crc":
         data_bytes[-1] ^= 0x01
     elif kind == "bad magic":
         data_bytes[16] = 1
-    elif kind == "no timestamps":
-        data_bytes = batch(records, value_bytes, timestamp_ms=-1, timestamp_step_ms=0, seed=seed)
-    elif kind == "old timestamp":
-        data_bytes = batch(records, value_bytes, timestamp_ms=NOW_MS - 50_000, seed=seed)
     return data_bytes
 
 
