@@ -253,7 +253,7 @@ typedef struct {
     /* the index entries to add (offsets relative to each index's base offset) */
     int add_offset_entry, add_time_entry, offset_copy_kept;
     long long offset_entries, offset_relative_offset, offset_relative_base_offset;
-    long long time_entries, time_entry_timestamp_ms, time_relative_offset;
+    long long time_entries, time_relative_offset;
 } Append;
 
 static void release(Append *a)
@@ -434,7 +434,6 @@ static int check_time_entry(Append *a)
     if (a->time_relative_offset < 0 || a->time_relative_offset > RELATIVE_OFFSET_MAX)
         return FALL_BACK;
     TRY(hold_map(FIELD(index, TIME_INDEX, _mmap), &a->time_map, &a->time_map_held, a->time_entries, 12));
-    a->time_entry_timestamp_ms = timestamp_ms;
     a->add_time_entry = 1;
     return GO;
 }
@@ -551,9 +550,17 @@ static PyObject *record_append(Append *a)
     PyObject *last = PyLong_FromLongLong(last_offset);
     PyObject *next = PyLong_FromLongLong(last_offset + 1);
     PyObject *size = PyLong_FromLongLong(a->size_bytes);
-    PyObject *info = NULL;
+    PyObject *info = NULL, *max_timestamp = NULL;
     if (last == NULL || next == NULL || size == NULL)
         goto done;
+    /* The segment's largest timestamp and its offset, after this batch: a time-index
+     * entry records the same pair. */
+    if (a->add_time_entry || a->max_changed) {
+        PyObject *items[2] = {PyLong_FromLongLong(a->max_timestamp_ms), PyLong_FromLongLong(a->offset_of_max_timestamp)};
+        max_timestamp = new_named_tuple(timestamp_offset_type, items, 2);
+        if (max_timestamp == NULL)
+            goto done;
+    }
 
     if (a->add_offset_entry) {  /* OffsetIndex.append */
         PyObject *index = a->offset_index;
@@ -574,18 +581,13 @@ static PyObject *record_append(Append *a)
     if (a->add_time_entry) {  /* TimeIndex.maybe_append */
         PyObject *index = a->time_index;
         unsigned char *entry = (unsigned char *)a->time_map.buf + a->time_entries * 12;
-        put_i64(entry, a->time_entry_timestamp_ms);
+        put_i64(entry, a->max_timestamp_ms);
         put_u32(entry + 8, (uint32_t)a->time_relative_offset);
         PyObject *entries = PyLong_FromLongLong(a->time_entries + 1);
-        PyObject *items[2] = {PyLong_FromLongLong(a->time_entry_timestamp_ms), PyLong_FromLongLong(a->offset_of_max_timestamp)};
-        PyObject *last_entry = new_named_tuple(timestamp_offset_type, items, 2);
-        if (entries == NULL || last_entry == NULL) {
-            Py_XDECREF(entries);
-            Py_XDECREF(last_entry);
+        if (entries == NULL)
             goto done;
-        }
         STORE(index, TIME_INDEX, _entries, entries);
-        STORE(index, TIME_INDEX, _last_entry, last_entry);
+        STORE(index, TIME_INDEX, _last_entry, Py_NewRef(max_timestamp));
     }
 
     /* LogSegment.append's counters. */
@@ -598,13 +600,8 @@ static PyObject *record_append(Append *a)
     }
     STORE(segment, SEGMENT, _size_bytes, segment_size);
     STORE(segment, SEGMENT, _bytes_since_last_index_entry, since);
-    if (a->max_changed) {
-        PyObject *items[2] = {PyLong_FromLongLong(a->max_timestamp_ms), PyLong_FromLongLong(a->offset_of_max_timestamp)};
-        PyObject *max_timestamp = new_named_tuple(timestamp_offset_type, items, 2);
-        if (max_timestamp == NULL)
-            goto done;
-        STORE(segment, SEGMENT, _max_timestamp, max_timestamp);
-    }
+    if (a->max_changed)
+        STORE(segment, SEGMENT, _max_timestamp, Py_NewRef(max_timestamp));
 
     /* Log.append's: `_last_now_ms` (set first there), the log end offset, and
      * `self._producer_state.update_map_end_offset(next_offset)`. */
@@ -637,6 +634,7 @@ static PyObject *record_append(Append *a)
     };
     info = new_named_tuple(append_info_type, items, 13);
 done:
+    Py_XDECREF(max_timestamp);
     Py_DECREF(first_offset);
     Py_DECREF(position);
     Py_XDECREF(last);
