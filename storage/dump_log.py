@@ -802,16 +802,24 @@ def _read_entries(data: bytes, entry: struct.Struct) -> list[tuple]:
     return entries
 
 
-def dump_offset_index(path: str | os.PathLike, out: TextIO, *, sanity_check_only: bool = False,
-                      verify_only: bool = False) -> DumpResult:
-    """Print an `.index` file's entries and check each against the segment's `.log`."""
-    path = Path(path)
-    result = DumpResult(str(path), "index")
+def _read_index_file(path: Path, kind: str, out: TextIO) -> tuple[DumpResult, bytes, int | None]:
+    """An index file's DumpResult, bytes and base offset (from its name). A name that is
+    not a 20-digit offset gives None, with the error written and set on the result."""
+    result = DumpResult(str(path), kind)
     data = path.read_bytes()
     base_offset = _base_offset_from_name(path)
     if base_offset is None:
         result.error = f"cannot read {path}: its name is not a 20-digit base offset"
         out.write(result.error + "\n")
+    return result, data, base_offset
+
+
+def dump_offset_index(path: str | os.PathLike, out: TextIO, *, sanity_check_only: bool = False,
+                      verify_only: bool = False) -> DumpResult:
+    """Print an `.index` file's entries and check each against the segment's `.log`."""
+    path = Path(path)
+    result, data, base_offset = _read_index_file(path, "index", out)
+    if base_offset is None:
         return result
     entries = [(base_offset + relative, position)
                for relative, position in _read_entries(data, OFFSET_INDEX_ENTRY)]
@@ -891,12 +899,8 @@ def dump_time_index(path: str | os.PathLike, out: TextIO, *, sanity_check_only: 
                     verify_only: bool = False) -> DumpResult:
     """Print a `.timeindex` file's entries and check each against the segment's `.log`."""
     path = Path(path)
-    result = DumpResult(str(path), "timeindex")
-    data = path.read_bytes()
-    base_offset = _base_offset_from_name(path)
+    result, data, base_offset = _read_index_file(path, "timeindex", out)
     if base_offset is None:
-        result.error = f"cannot read {path}: its name is not a 20-digit base offset"
-        out.write(result.error + "\n")
         return result
     entries = [(timestamp, base_offset + relative)
                for timestamp, relative in _read_entries(data, TIME_INDEX_ENTRY)]
