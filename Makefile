@@ -1,10 +1,12 @@
-# The two commands a new user needs: `make run` and `make test`.
+# The two commands a new user needs: `make run` and `make test`. `make compat` runs pylog
+# against the reference Apache Kafka, its tools and the clients of other languages; it needs
+# Java 17 with Maven, Go and Node.js, and installs the rest itself on first use.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench install clean
+.PHONY: run test bench install clean codegen compat kafka-reference
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +26,26 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 	PYLOG_PURE_PYTHON=1 $(BIN)/python -m pytest -q tests/storage tests/pylog
+
+# Regenerate protocol/messages and protocol/internal from Kafka's definitions, fetched once
+# from its sources jars in the Maven repository (the version is pinned in protocol/kafka_specs.py).
+codegen: $(STAMP)
+	$(BIN)/python -m protocol.codegen
+
+# The reference Kafka (version in tests/compat/versions.properties): its jars resolved by
+# Maven into tests/compat/kafka/target/lib, the Java test programs compiled beside them.
+KAFKA_VERSION := $(shell sed -n 's/^kafka\.version=//p' tests/compat/versions.properties)
+KAFKA_PROJECT := tests/compat/kafka
+KAFKA_STAMP   := $(KAFKA_PROJECT)/target/.resolved-$(KAFKA_VERSION)
+
+$(KAFKA_STAMP): $(KAFKA_PROJECT)/pom.xml tests/compat/versions.properties $(shell find $(KAFKA_PROJECT)/src -name '*.java')
+	cd $(KAFKA_PROJECT) && mvn -q -B package -Dkafka.version=$(KAFKA_VERSION)
+	touch $@
+
+kafka-reference: $(KAFKA_STAMP)
+
+compat: $(STAMP) $(KAFKA_STAMP)
+	$(BIN)/python -m pytest -q tests/compat
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -6,8 +6,8 @@
 Brokers (`bench/peers.py`): pylog as `python -m pylog serve --port 0` ("pylog"), pylog
 in-process through `pylog.testing.EmbeddedBroker` ("pylog-inproc"; it shares the GIL with
 the client, so its throughput rows show that cost rather than the broker's), tansu 0.6
-with its in-memory engine, and the librdkafka mock (inside this process). See
-`../shared/PEERS.md`. Every broker listens on 127.0.0.1.
+with its in-memory engine, and the librdkafka mock (inside this process). Every broker listens
+on 127.0.0.1.
 
 Printed, for each broker, with ratios of pylog (serve) to tansu and to the mock:
 - spawn-to-ready time, median of a few fresh starts (what "ready" means differs per broker
@@ -30,7 +30,7 @@ so that slow drift of the machine hits every broker alike; a last line says how 
 other processes took meanwhile. "At least as fast" goals print MET, TIE (within 5%, the
 run-to-run noise) or MISSED. When every broker, the in-process mock included, lands within a
 few % of the others, the client is the limit, and the row says so. The broker runs on one
-core and the client on another (DESIGN.md "Hot paths"). Every loop is bounded by a record
+core and the client on another (waking a process on the other core costs tens of µs). Every loop is bounded by a record
 count and a time limit, and the whole run by BUDGET_S; broker processes and temporary
 directories are removed on every exit path (`peers.py` keeps a reaper process for the
 ones a crash of this process would leave). If pylog cannot serve a produce, its cells say

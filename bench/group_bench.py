@@ -3,7 +3,7 @@
     python -m bench.group_bench        (or: python -m bench group)
     BENCH_VERBOSE=1 python -m bench.group_bench    (every run, not only medians)
 
-Brokers (`bench/peers.py`, `../shared/PEERS.md`): pylog as `python -m pylog serve --port 0`
+Brokers (`bench/peers.py`): pylog as `python -m pylog serve --port 0`
 (its `group.initial.rebalance.delay.ms` default is 0), tansu 0.6 with its in-memory engine,
 and the librdkafka mock cluster, started here through ctypes on the library bundled with
 confluent-kafka so that its group initial rebalance delay (3 s by default, like Kafka) can be
@@ -14,7 +14,7 @@ listens on 127.0.0.1; the broker runs on one core and the clients on the other.
 The client is kafka-python 3.x (`KafkaConsumer`), with its default settings against pylog,
 and against the peers only what they need:
 - tansu: `session_timeout_ms=6000`: tansu holds a new group's first JoinGroup for half of
-  the session timeout, 22.5 s with kafka-python's default of 45 s (PEERS.md);
+  the session timeout, 22.5 s with kafka-python's default of 45 s;
 - mock: `api_version=(2, 3, 0)`: kafka-python cannot bootstrap against the mock otherwise
   (its ApiVersions fallback reply is malformed). In the three-member group also
   `session_timeout_ms=6000`, because once a group has formed the mock holds every rebalance

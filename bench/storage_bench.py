@@ -49,7 +49,7 @@ with a note.
 Method. Appends alternate between the log and the plain file, 10 rounds of 128 MiB
 (1 MiB batches) or 32 MiB (16 KiB batches) each, each round into a fresh log / file
 that is then deleted without an fsync, the one that goes first alternating; rates are
-medians of the rounds and the ratio the median of the paired ratios (DESIGN.md: medians
+medians of the rounds and the ratio the median of the paired ratios (medians
 move ~20% between runs, ratios less), printed with the range of the paired ratios.
 Reads alternate between the two logs in rounds of 500, each read timed on its own.
 The garbage collector is off while timing. 1 MB = 10^6 bytes.

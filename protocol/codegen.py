@@ -1,9 +1,13 @@
 """Generate pylog's message classes from Kafka's JSON message definitions.
 
+    python -m protocol.codegen [--check]                 # Kafka's definitions from Maven
     python -m protocol.codegen --specs DIR [--internal-specs DIR ...] [--check]
 
-DIR is Kafka's `clients/src/main/resources/common/message` folder (or the copy in
-`../shared/kafka-protocol/messages`). The output, committed to the repository:
+Without `--specs` the generator reads the definitions of the Kafka version pinned in
+`protocol/kafka_specs.py`, fetched once from Kafka's sources jars in the Maven repository into
+a cache (`make codegen` does this). With `--specs`, DIR is a folder of message JSON files, such
+as `clients/src/main/resources/common/message` in a Kafka checkout. The output, committed to
+the repository:
 
     protocol/messages/<snake_name>.py   one module per schema: the message class, its
                                         nested structs, their FIELDS; all versions
@@ -336,7 +340,10 @@ def render_index(entries: list[tuple[str, str, dict]], package: str) -> str:
 def generate(specs_dir: Path, internal_dirs: list[Path]) -> dict[Path, str]:
     """Return {output path: file text} for everything the generator owns."""
     outputs: dict[Path, str] = {}
-    groups = [(PACKAGE_ROOT / "messages", "protocol.messages", select_message_files(specs_dir))]
+    message_files = select_message_files(specs_dir)
+    if not message_files:
+        raise SchemaError(f"{specs_dir}: no schema to generate (no header, consumer protocol or broker API)")
+    groups = [(PACKAGE_ROOT / "messages", "protocol.messages", message_files)]
     internal_files = []
     for folder in internal_dirs:
         for path in sorted(folder.rglob("*.json")):
@@ -369,18 +376,29 @@ def existing_outputs(out_dirs: set[Path]) -> set[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m protocol.codegen", description=__doc__.split("\n")[0])
-    parser.add_argument("--specs", required=True, type=Path, help="folder of Kafka's message JSON files")
+    parser.add_argument("--specs", type=Path, default=None,
+                        help="folder of Kafka's message JSON files (default: fetch the pinned version)")
     parser.add_argument("--internal-specs", action="append", type=Path, default=None,
                         help="folder(s) with the coordinator record schemas (default: SPECS/../internal if present)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed modules differ")
     args = parser.parse_args(argv)
-    if not args.specs.is_dir():
-        parser.error(f"{args.specs} is not a folder")
-    internal = args.internal_specs
-    if internal is None:
-        guess = args.specs.parent / "internal"
-        internal = [guess] if guess.is_dir() else []
-    outputs = generate(args.specs, internal)
+    if args.specs is None:
+        from protocol import kafka_specs
+
+        folders = kafka_specs.fetch()
+        specs, internal = folders.messages, folders.internal
+        print(f"Kafka {folders.version} definitions from {folders.messages.parent}")
+    else:
+        if not args.specs.is_dir():
+            parser.error(f"{args.specs} is not a folder")
+        specs, internal = args.specs, args.internal_specs
+        if internal is None:
+            guess = args.specs.parent / "internal"
+            internal = [guess] if guess.is_dir() else []
+    try:
+        outputs = generate(specs, internal)
+    except SchemaError as e:
+        parser.error(str(e))
     out_dirs = {p.parent for p in outputs}
     stale = existing_outputs(out_dirs) - set(outputs)
     if args.check:
@@ -403,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             written += 1
-    print(f"generated {len(outputs)} files ({written} changed)")
+    print(f"generated {len(outputs)} files ({written} changed) in {PACKAGE_ROOT}")
     return 0
 
 

@@ -86,7 +86,7 @@ class Broker:
             self.dispatcher.apis[api.key] = api
 
     def _apis(self) -> list[Api]:
-        """The served APIs and advertised versions (CLIENTS.md §3, Tier B)."""
+        """The served APIs and the versions advertised for each."""
         return [
             Api(18, 0, 3, api_versions.make_handler(self.dispatcher)),
             Api(3, 0, 12, metadata_handler.make_handler(self)),

@@ -1,4 +1,4 @@
-"""The dependency rules of DESIGN.md, checked on the source of `protocol/` and `storage/`.
+"""The dependency rules of the code layout (README, "Layout of the code"), checked on the source of `protocol/` and `storage/`.
 
     pylog -> storage -> protocol.records        pylog -> protocol
 

@@ -1,15 +1,13 @@
 """Request/response headers: which version goes with which API version, and the frames.
 
-The expected header versions are derived from Kafka's api-index.tsv (each API's
-request/response flexible versions), not from our generated classes, so the
-selection logic is checked against the source data.
+Named cases here; `tests/compat/test_codegen_against_kafka.py` checks the header version of
+every API and version against the flexible versions in Kafka's own definitions.
 """
 
 from __future__ import annotations
 
 import struct
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -53,58 +51,6 @@ with warnings.catch_warnings():
         ProduceRequest as KPProduceRequest,
         ProduceResponse as KPProduceResponse,
     )
-
-REPO = Path(__file__).resolve().parents[2]
-API_INDEX = REPO.parent / "shared" / "kafka-protocol" / "api-index.tsv"
-
-
-def parse_range(text):
-    text = text.strip()
-    if text in ("", "none"):
-        return None
-    if text.endswith("+"):
-        return int(text[:-1]), None
-    low, _, high = text.partition("-")
-    return int(low), int(high or low)
-
-
-def flexible(version, flex):
-    return flex is not None and version >= flex[0] and (flex[1] is None or version <= flex[1])
-
-
-def broker_apis():
-    rows = []
-    lines = API_INDEX.read_text().splitlines()
-    columns = lines[0].split("\t")
-    for line in lines[1:]:
-        row = dict(zip(columns, line.split("\t")))
-        if "broker" in row["listeners"].split(","):
-            rows.append(row)
-    return rows
-
-
-BROKER_APIS = broker_apis()
-API_IDS = [row["name"] for row in BROKER_APIS]
-
-
-def test_the_index_lists_the_client_apis():
-    names = set(API_IDS)
-    assert {"Produce", "Fetch", "Metadata", "ApiVersions", "JoinGroup", "SaslHandshake"} <= names
-    assert "LeaderAndIsr" not in names  # a zkBroker/controller-only API
-
-
-@pytest.mark.parametrize("row", BROKER_APIS, ids=API_IDS)
-def test_header_versions_follow_the_flexible_versions(row):
-    key = int(row["api_key"])
-    low, high = parse_range(row["valid_versions"])
-    request_flex = parse_range(row["request_flexible"])
-    response_flex = parse_range(row["response_flexible"])
-    for version in range(low, high + 3):  # beyond the max too: an open-ended range stays flexible
-        expected_request = 2 if flexible(version, request_flex) else 1
-        assert headers.request_header_version(key, version) == expected_request, (row["name"], version)
-        expected_response = 0 if key == 18 else (1 if flexible(version, response_flex) else 0)
-        assert headers.response_header_version(key, version) == expected_response, (row["name"], version)
-
 
 @pytest.mark.parametrize("api_key,version,request_header,response_header", [
     (0, 8, 1, 0), (0, 9, 2, 1),  # Produce

@@ -1,6 +1,6 @@
 """Leader epochs, fetch sessions and the cluster id, over a real socket.
 
-One pylog node keeps every partition at leader epoch 0 (CLIENTS.md, gotcha 4): it stamps 0
+One pylog node keeps every partition at leader epoch 0: it stamps 0
 into stored batches, answers OffsetForLeaderEpoch v2 (all librdkafka implements) with the
 log end offset for epoch 0, and tells clients that believe in another epoch so."""
 

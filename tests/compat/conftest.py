@@ -1,0 +1,145 @@
+"""Fixtures of `make compat`: the reference Kafka beside pylog, Kafka's tools, the table.
+
+- `kafka_reference`: one Kafka broker (tests/compat/reference.py) for the session; tests
+  use topic and group names of their own (`unique`).
+- `kafka_reference_factory`: fresh Kafka brokers of a test's own, on its temporary
+  directory (for tests that restart a broker or read its files); stopped afterwards.
+- `pylog_server` / `pylog_server_factory`: the same for `pylog serve`, as a subprocess.
+- `both`: the two session brokers as {"pylog": ..., "kafka": ...}.
+- `kafka_tools`: one `ToolRunner` (Kafka's tools in one JVM) for the session.
+- `compat_table`: each comparison records a row; the table is printed at the end of the
+  run: what ran against each broker and whether the outputs matched.
+
+The reference Kafka's version (tests/compat/versions.properties) heads the test output.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.compat.reference import KAFKA_VERSION, KafkaBroker
+from tests.compat.tools import ToolRunner
+from tests.integration.support import ServeProcess
+
+_names = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """A topic or group name no other test of the session uses."""
+    return f"{prefix}-{next(_names)}"
+
+
+def pytest_report_header(config):
+    return [f"reference broker: Apache Kafka {KAFKA_VERSION} (tests/compat/versions.properties)"]
+
+
+@pytest.fixture(scope="session")
+def kafka_reference(tmp_path_factory):
+    broker = KafkaBroker(tmp_path_factory.mktemp("kafka-reference") / "data")
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def kafka_reference_factory(tmp_path):
+    made: list[KafkaBroker] = []
+
+    def make(name: str = "kafka", config: dict | None = None) -> KafkaBroker:
+        broker = KafkaBroker(tmp_path / name / "data", config=config)
+        made.append(broker)
+        return broker
+
+    yield make
+    for broker in made:
+        broker.kill()
+
+
+@pytest.fixture(scope="session")
+def pylog_server(tmp_path_factory):
+    server = ServeProcess(tmp_path_factory.mktemp("pylog-server") / "data")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pylog_server_factory(tmp_path):
+    made: list[ServeProcess] = []
+
+    def make(name: str = "pylog", overrides: dict | None = None) -> ServeProcess:
+        server = ServeProcess(tmp_path / name / "data", overrides=overrides)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.kill()
+
+
+@pytest.fixture(scope="session")
+def both(pylog_server, kafka_reference):
+    return {"pylog": pylog_server, "kafka": kafka_reference}
+
+
+@pytest.fixture(scope="session")
+def kafka_tools():
+    runner = ToolRunner()
+    yield runner
+    runner.close()
+
+
+# ---------------------------------------------------------------------------------------
+# The table printed at the end
+
+
+@dataclass
+class Row:
+    group: str          # "tool" or "client"
+    name: str           # e.g. "kafka-topics.sh --describe" or "sarama"
+    on_pylog: str       # what ran against pylog, and how it ended
+    on_kafka: str
+    outcome: str = ""   # "same", "differs: ...", "fails on pylog: ..."
+    test: str = ""
+
+
+@dataclass
+class CompatTable:
+    rows: list[Row] = field(default_factory=list)
+
+    def record(self, group: str, name: str, on_pylog: str, on_kafka: str, outcome: str, test: str = "") -> Row:
+        row = Row(group, name, on_pylog, on_kafka, outcome, test)
+        self.rows.append(row)
+        return row
+
+
+_TABLE = CompatTable()
+
+
+@pytest.fixture
+def compat_table(request):
+    """Rows recorded here carry the test's id."""
+    start = len(_TABLE.rows)
+    yield _TABLE
+    for row in _TABLE.rows[start:]:
+        row.test = request.node.nodeid
+
+
+def pytest_terminal_summary(terminalreporter):
+    write = terminalreporter.write_line
+    write(f"reference broker: Apache Kafka {KAFKA_VERSION} (tests/compat/versions.properties)")
+    if not _TABLE.rows:
+        return
+    write("")
+    write(f"Kafka's tools and the clients, against pylog and against Apache Kafka {KAFKA_VERSION}:")
+    widths = [max(len(getattr(row, column)) for row in _TABLE.rows) for column in ("name", "on_pylog", "on_kafka")]
+    widths = [max(width, len(title)) for width, title in zip(widths, ("command", "pylog", "kafka"))]
+    header = f"{'command':<{widths[0]}}  {'pylog':<{widths[1]}}  {'kafka':<{widths[2]}}  outputs"
+    write(header)
+    write("-" * len(header))
+    for group in ("tool", "client", "files"):
+        for row in (r for r in _TABLE.rows if r.group == group):
+            write(f"{row.name:<{widths[0]}}  {row.on_pylog:<{widths[1]}}  {row.on_kafka:<{widths[2]}}  {row.outcome}")

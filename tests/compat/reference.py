@@ -1,0 +1,213 @@
+"""The reference Apache Kafka: its jars, and a single-node KRaft broker started from them.
+
+`make compat` resolves Kafka's broker, tools and Java client with the Maven project in
+`tests/compat/kafka/` into `tests/compat/kafka/target/lib` (one classpath, ~94 jars), and
+compiles the Java programs beside it into `target/kafka-reference-1.jar`. The Kafka version
+is set once, in `tests/compat/versions.properties`.
+
+`KafkaBroker(data_dir).start()` runs `kafka.Kafka` as one process holding both roles
+(`process.roles=broker,controller`, node id 1) on 127.0.0.1:
+
+- two free ports, one for clients (PLAINTEXT) and one for the controller listener (KRaft
+  needs its own); a restart on the same data directory keeps both;
+- the storage is formatted with `kafka.tools.StorageTool format` on the first start only
+  (a formatted directory has `meta.properties`; formatting it again is refused);
+- the internal topics' replication factors are 1, and `group.initial.rebalance.delay.ms` is
+  0, as pylog's default (Kafka's is 3 s), so group tests wait for neither;
+- ready when a Metadata request on the client port lists the broker and a controller (the
+  port opens before the broker is unfenced);
+- `stop()` sends SIGTERM (Kafka's controlled shutdown) and waits; `kill()` is SIGKILL.
+
+The JVM flags are `TEST_JVM_FLAGS` (a 512 MiB heap) unless given; `bench/` passes those of
+Kafka's own start script instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+COMPAT = Path(__file__).resolve().parent
+ROOT = COMPAT.parents[1]
+MAVEN_PROJECT = COMPAT / "kafka"
+LIB = MAVEN_PROJECT / "target" / "lib"
+PROGRAMS_JAR = MAVEN_PROJECT / "target" / "kafka-reference-1.jar"
+LOG4J_CONFIG = MAVEN_PROJECT / "log4j2.properties"
+
+
+def versions() -> dict[str, str]:
+    values = {}
+    for line in (COMPAT / "versions.properties").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values[key.strip()] = value.strip()
+    return values
+
+
+KAFKA_VERSION = versions()["kafka.version"]
+
+# tests: a small heap, the collector of Kafka's start script
+TEST_JVM_FLAGS = ("-Xmx512m", "-Xms512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                  "-Djava.awt.headless=true")
+# bin/kafka-server-start.sh (KAFKA_HEAP_OPTS) and bin/kafka-run-class.sh (KAFKA_JVM_PERFORMANCE_OPTS)
+START_SCRIPT_JVM_FLAGS = ("-Xmx1G", "-Xms1G", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                          "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+                          "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true")
+
+
+def classpath() -> str:
+    """Kafka's jars and the compiled programs; fails with the command that makes them."""
+    server_jar = LIB / f"kafka_2.13-{KAFKA_VERSION}.jar"
+    if not server_jar.is_file() or not PROGRAMS_JAR.is_file():
+        raise RuntimeError(f"the reference Kafka {KAFKA_VERSION} is not resolved ({server_jar} missing): "
+                           "`make compat` resolves it (`make kafka-reference` alone)")
+    return os.pathsep.join([str(PROGRAMS_JAR), str(LIB / "*")])
+
+
+def java_command(main_class: str, *args: str, jvm_flags=TEST_JVM_FLAGS, log_dir: Path | None = None,
+                 log_to_file: bool = False) -> list[str]:
+    """`java ... main_class args` with Kafka's classpath and the compat log4j2 config."""
+    command = ["java", *jvm_flags, f"-Dlog4j2.configurationFile={LOG4J_CONFIG}"]
+    if log_dir is not None:
+        command.append(f"-Dkafka.logs.dir={log_dir}")
+    if log_to_file:
+        command += ["-Dpylog.compat.log.level=INFO", "-Dpylog.compat.log.appender=FILE"]
+    return [*command, "-cp", classpath(), main_class, *args]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def random_cluster_id() -> str:
+    """What `kafka-storage.sh random-uuid` prints: a UUID in URL-safe Base64, unpadded."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class KafkaBroker:
+    """One Kafka 4.x KRaft node (broker and controller) in its own process."""
+
+    def __init__(self, data_dir: Path, *, config: dict | None = None, jvm_flags=TEST_JVM_FLAGS):
+        self.data_dir = Path(data_dir)
+        self.log_dir = self.data_dir.parent / f"{self.data_dir.name}-logs"
+        self.overrides = dict(config or {})
+        self.jvm_flags = tuple(jvm_flags)
+        self.host = "127.0.0.1"
+        self.port: int | None = None
+        self.controller_port: int | None = None
+        self.process: subprocess.Popen | None = None
+        self.cluster_id = random_cluster_id()
+        self.ready_ms: float | None = None  # spawn to ready, of the last start
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def properties_path(self) -> Path:
+        return self.data_dir.parent / f"{self.data_dir.name}-server.properties"
+
+    def server_properties(self) -> dict[str, str]:
+        properties = {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "controller.quorum.voters": f"1@{self.host}:{self.controller_port}",
+            "listeners": f"PLAINTEXT://{self.host}:{self.port},CONTROLLER://{self.host}:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{self.host}:{self.port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": str(self.data_dir),
+            "num.partitions": "1",
+            "offsets.topic.replication.factor": "1",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "share.coordinator.state.topic.replication.factor": "1",
+            "share.coordinator.state.topic.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+        }
+        properties.update({key: str(value) for key, value in self.overrides.items()})
+        return properties
+
+    def start(self, timeout_s: float = 90) -> KafkaBroker:
+        assert self.process is None or self.process.poll() is not None, "already running"
+        if self.port is None:
+            self.port, self.controller_port = free_port(), free_port()
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.properties_path.write_text(
+            "".join(f"{key}={value}\n" for key, value in self.server_properties().items()), encoding="utf-8")
+        if not (self.data_dir / "meta.properties").exists():
+            self._format()
+        started = time.monotonic()
+        with open(self.log_dir / "stdout.log", "ab") as output:
+            self.process = subprocess.Popen(
+                java_command("kafka.Kafka", str(self.properties_path), jvm_flags=self.jvm_flags,
+                             log_dir=self.log_dir, log_to_file=True),
+                stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self._wait_ready(timeout_s)
+        self.ready_ms = (time.monotonic() - started) * 1000
+        return self
+
+    def _format(self) -> None:
+        result = subprocess.run(
+            java_command("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
+                         "-c", str(self.properties_path), jvm_flags=("-Xmx256m",), log_dir=self.log_dir),
+            capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f"StorageTool format failed ({result.returncode}): {result.stdout}{result.stderr}")
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        from tests.integration.support import WireClient
+
+        deadline = time.monotonic() + timeout_s
+        last_error = None
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"Kafka exited with {self.process.returncode} during start; "
+                                   f"log:\n{self.log_tail()}")
+            try:
+                with WireClient(self.bootstrap_servers, timeout_s=5) as client:
+                    metadata = client.metadata(topics=[], version=1)
+                if metadata.brokers and metadata.controller_id >= 0:
+                    return
+            except OSError as e:
+                last_error = e
+            time.sleep(0.1)
+        self.kill()
+        raise RuntimeError(f"Kafka not ready after {timeout_s} s ({last_error}); log:\n{self.log_tail()}")
+
+    def stop(self, timeout_s: float = 60) -> int | None:
+        if self.process is None or self.process.poll() is not None:
+            return self.process.returncode if self.process else None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+    def log_tail(self, lines: int = 60) -> str:
+        text = ""
+        for name in ("stdout.log", "server.log"):
+            path = self.log_dir / name
+            if path.exists():
+                text += f"--- {name}\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) + "\n"
+        return text
