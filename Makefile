@@ -44,7 +44,9 @@ $(KAFKA_STAMP): $(KAFKA_PROJECT)/pom.xml tests/compat/versions.properties $(shel
 
 kafka-reference: $(KAFKA_STAMP)
 
-compat: $(STAMP) $(KAFKA_STAMP)
+include tests/compat/clients.mk
+
+compat: $(STAMP) $(KAFKA_STAMP) compat-clients
 	$(BIN)/python -m pytest -q tests/compat
 
 bench: $(STAMP)
