@@ -45,16 +45,18 @@ INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
 def topic_name_problem(name: str) -> str | None:
-    """Why `name` is not a legal Kafka topic name, or None if it is."""
+    """Why `name` is not a legal Kafka topic name (Kafka's message), or None if it is."""
     if not name:
-        return "topic name is empty"
-    if name in (".", ".."):
-        return f"topic name cannot be '{name}'"
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        return f"topic name is longer than {MAX_TOPIC_NAME_LENGTH} characters"
-    if not _LEGAL_TOPIC.match(name):
-        return f"topic name {name!r} has characters other than ASCII letters, digits, '.', '_' and '-'"
-    return None
+        reason = "the empty string is not allowed"
+    elif name in (".", ".."):
+        reason = f"'{name}' is not allowed"
+    elif len(name) > MAX_TOPIC_NAME_LENGTH:
+        reason = f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
+    elif not _LEGAL_TOPIC.match(name):
+        reason = f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    else:
+        return None
+    return f"Topic name is invalid: {reason}"
 
 
 @dataclass

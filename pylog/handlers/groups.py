@@ -76,7 +76,8 @@ def make_join_group_handler(broker):
             protocols=tuple((p.name, bytes(p.metadata or b"")) for p in request.protocols),
             group_instance_id=instance_id,
             client_id=context.client_id or "",
-            client_host=context.client_host,
+            # Kafka reports the member's address as Java prints an InetAddress: "/127.0.0.1"
+            client_host="/" + context.client_host,
             require_known_member_id=version >= 4 and instance_id is None,
             reason=getattr(request, "reason", None),
         )

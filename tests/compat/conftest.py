@@ -9,6 +9,8 @@
 - `kafka_tools`: one `ToolRunner` (Kafka's tools in one JVM) for the session.
 - `compat_table`: each comparison records a row; the table is printed at the end of the
   run: what ran against each broker and whether the outputs matched.
+- `on_both`: Kafka's tools run against both session brokers and compared
+  (tests/compat/compare.py).
 
 The reference Kafka's version (tests/compat/versions.properties) heads the test output.
 """
@@ -90,6 +92,13 @@ def kafka_tools():
     runner = ToolRunner()
     yield runner
     runner.close()
+
+
+@pytest.fixture
+def on_both(kafka_tools, both, compat_table, request):
+    from tests.compat.compare import OnBoth
+
+    return OnBoth(kafka_tools, both, compat_table, request)
 
 
 # ---------------------------------------------------------------------------------------

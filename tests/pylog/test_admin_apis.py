@@ -476,6 +476,9 @@ def test_create_topics_errors_raw(raw, broker):
     assert {name: code for name, (code, _) in codes.items()} == expected
     assert codes["dup"][1] == "Duplicate topic name."
     assert codes["a_b"][1] == "Topic 'a_b' collides with existing topic: a.b"
+    assert codes[""][1] == "Topic name is invalid: the empty string is not allowed"
+    assert codes["x" * 250][1] == ("Topic name is invalid: the length of '" + "x" * 250 +
+                                   "' is longer than the max allowed length 249")
     assert codes["unknowncfg"][1] == "Unknown topic config name: log.retention.ms"
     assert codes["nullcfg"][1] == "Null value not supported for topic configs: retention.ms"
     assert "cleanup.policy" in codes["badcfg"][1] and "sometimes" in codes["badcfg"][1]
