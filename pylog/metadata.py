@@ -4,11 +4,13 @@ In Kafka (KRaft) this is a replicated log of records (`TopicRecord`, `PartitionR
 `ConfigRecord`, `ProducerIdsRecord`, ...) applied to an in-memory image. A single pylog
 node keeps the same facts in small files, written atomically (temp file, fsync, rename):
 
-    <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id
+    <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id,
+                                       directory.id
     <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count and
                                        config overrides; plus the producer-id block
     <log.dir>/<topic>-<p>/partition.metadata
-                                       Kafka's format: "version: 0" / "topic_id: <base64>"
+                                       Kafka's format: "version: 0" / "topic_id: <base64>",
+                                       no newline after the last line
 
 Invariants: a topic's id never changes while it exists (clients cache it); a partition
 count only grows; producer ids are handed out from a block whose end is written to disk
@@ -72,8 +74,8 @@ class TopicInfo:
         return self.name in INTERNAL_TOPICS
 
 
-def new_cluster_id() -> str:
-    """22 characters of base64url, like `kafka-storage random-uuid`."""
+def random_kafka_uuid() -> str:
+    """A Kafka Uuid as Kafka prints it: 22 characters of base64url, like `kafka-storage random-uuid`."""
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
@@ -111,8 +113,10 @@ class ClusterMetadata:
                          if "=" in line and not line.startswith("#"))
             self.cluster_id = props.get("cluster.id", "")
         if not self.cluster_id:
-            self.cluster_id = cluster_id or new_cluster_id()
-            text = f"#\n#Written by pylog\ncluster.id={self.cluster_id}\nnode.id={self.node_id}\nversion=1\n"
+            self.cluster_id = cluster_id or random_kafka_uuid()
+            # directory.id: the log directory's own id, which Kafka 4's storage tool also writes
+            text = (f"#\n#Written by pylog\ncluster.id={self.cluster_id}\nnode.id={self.node_id}\n"
+                    f"directory.id={random_kafka_uuid()}\nversion=1\n")
             _write_atomically(path, text)
 
     def _adopt_partition_dirs(self) -> None:
@@ -178,7 +182,7 @@ class ClusterMetadata:
 
 def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:
     encoded = base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=")
-    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {encoded}\n")
+    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {encoded}")
 
 
 def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:

@@ -13,8 +13,10 @@ and a corrupt or truncated file makes it stop and say where and why, not crash.
     pylog dump-log --index-sanity-check 00000000000000000000.index
     pylog dump-log --files a.log,a.index                      Kafka's spelling also works
 
-The output is Kafka 3.9's (`kafka.tools.DumpLogSegments`), field for field, so what you
-learn here carries over to a real cluster and the two tools can be compared line by line.
+The output is Kafka 4.1's (`kafka.tools.DumpLogSegments`), field for field, so what you
+learn here carries over to a real cluster and the two tools can be compared line by line
+(`make compat` does, on Kafka's own files). Keys and values print as Java decodes UTF-8,
+malformed bytes included (`storage/java_text.py`).
 
 Reading a `.log` dump
 ---------------------
@@ -144,6 +146,7 @@ from protocol.compression import decompress
 from protocol.errors import ProtocolError
 from storage.errors import CorruptSnapshot
 from storage.producer_snapshot import read_snapshot_file
+from storage.java_text import java_utf8
 
 __all__ = [
     "DumpResult", "dump_files", "dump_file", "dump_log_segment", "dump_offset_index",
@@ -717,8 +720,8 @@ def _data_fields(key: bytes | None, value: bytes | None, separator: str) -> str:
 
 
 def _decode(data: bytes) -> str:
-    """Kafka's StringDecoder: UTF-8, malformed bytes replaced by U+FFFD."""
-    return bytes(data).decode("utf-8", errors="replace")
+    """Kafka's StringDecoder: UTF-8, malformed bytes replaced by U+FFFD as Java replaces them."""
+    return java_utf8(data)
 
 
 # Old message sets (magic 0 and 1) ------------------------------------------------------
@@ -1038,7 +1041,9 @@ def dump_producer_snapshot(path: str | os.PathLike, out: TextIO) -> DumpResult:
     for entry in entries:
         result.entries += 1
         first_sequence = entry.last_sequence - entry.offset_delta if entry.last_sequence >= 0 else -1
-        txn_first = entry.current_txn_first_offset if entry.current_txn_first_offset >= 0 else "None"
+        # Kafka 4 prints the Java OptionalLong of the open transaction's first offset
+        txn_first = (f"OptionalLong[{entry.current_txn_first_offset}]" if entry.current_txn_first_offset >= 0
+                     else "OptionalLong.empty")
         out.write(f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
                   f"coordinatorEpoch: {entry.coordinator_epoch} currentTxnFirstOffset: {txn_first} "
                   f"lastTimestamp: {entry.timestamp_ms} firstSequence: {first_sequence} "

@@ -235,7 +235,8 @@ class LogManager:
         marker = self.data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
         fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, json.dumps({"version": 0, "brokerEpoch": broker_epoch}).encode())
+            # Kafka's CleanShutdownFileHandler writes compact JSON: {"version":0,"brokerEpoch":N}
+            os.write(fd, json.dumps({"version": 0, "brokerEpoch": broker_epoch}, separators=(",", ":")).encode())
             os.fsync(fd)
         finally:
             os.close(fd)

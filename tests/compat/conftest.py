@@ -73,6 +73,7 @@ def pylog_server_factory(tmp_path):
     made: list[ServeProcess] = []
 
     def make(name: str = "pylog", overrides: dict | None = None) -> ServeProcess:
+        (tmp_path / name).mkdir()
         server = ServeProcess(tmp_path / name / "data", overrides=overrides)
         made.append(server)
         return server

@@ -734,7 +734,8 @@ def test_main_writes_dumps_to_stdout_and_findings_to_stderr(tmp_path):
 
 def test_imports_only_the_record_codec_and_file_formats():
     """dump-log reads segments and indexes itself, so that it can check the engine's files;
-    it may borrow only the record codec and the producer-snapshot file format."""
+    it may borrow only the record codec, the producer-snapshot file format and the
+    Java-compatible text decoding of keys and values."""
     tree = ast.parse(Path(dump_log.__file__).read_text())
     imported = set()
     for node in ast.walk(tree):
@@ -746,7 +747,7 @@ def test_imports_only_the_record_codec_and_file_formats():
                             if node.module == "protocol")
     project = {name for name in imported if name.split(".")[0] in ("protocol", "pylog", "storage")}
     assert project <= {"protocol", "protocol.records", "protocol.compression", "protocol.errors",
-                       "storage.errors", "storage.producer_snapshot"}
+                       "storage.errors", "storage.producer_snapshot", "storage.java_text"}
 
 
 def test_producer_snapshot_files_are_dumped(tmp_path):
@@ -754,11 +755,15 @@ def test_producer_snapshot_files_are_dumped(tmp_path):
     from storage.producer_snapshot import SnapshotEntry, write_snapshot_file
 
     path = tmp_path / "00000000000000000042.snapshot"
-    write_snapshot_file(path, [SnapshotEntry(7, 2, 41, 40, 4, 1_700_000_000_000, -1, -1)])
+    write_snapshot_file(path, [SnapshotEntry(7, 2, 41, 40, 4, 1_700_000_000_000, -1, -1),
+                               SnapshotEntry(8, 0, 3, 30, 0, 1_700_000_000_001, 5, 27)])
     out, err = io.StringIO(), io.StringIO()
     assert dump_log.main([str(path)], stdout=out, stderr=err) == 0, err.getvalue()
     lines = out.getvalue().splitlines()
     assert lines[0] == f"Dumping {path}"
-    assert lines[1] == ("producerId: 7 producerEpoch: 2 coordinatorEpoch: -1 currentTxnFirstOffset: None "
+    assert lines[1] == ("producerId: 7 producerEpoch: 2 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong.empty "
                         "lastTimestamp: 1700000000000 firstSequence: 37 lastSequence: 41 lastOffset: 40 "
                         "offsetDelta: 4 timestamp: 1700000000000")
+    assert lines[2] == ("producerId: 8 producerEpoch: 0 coordinatorEpoch: 5 currentTxnFirstOffset: OptionalLong[27] "
+                        "lastTimestamp: 1700000000001 firstSequence: 3 lastSequence: 3 lastOffset: 30 "
+                        "offsetDelta: 0 timestamp: 1700000000001")

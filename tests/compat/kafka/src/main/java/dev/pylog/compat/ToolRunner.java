@@ -40,6 +40,12 @@ import java.util.concurrent.locks.LockSupport;
  * result, and kills the JVM when a command outlives its timeout.
  */
 public final class ToolRunner {
+    private static final class WrappedFailure extends RuntimeException {
+        WrappedFailure(Throwable cause) {
+            super(cause);
+        }
+    }
+
     private static volatile CompletableFuture<Integer> result;
 
     public static void main(String[] ignored) throws Exception {
@@ -94,10 +100,20 @@ public final class ToolRunner {
         Thread tool = new Thread(() -> {
             try {
                 Method main = Class.forName(mainClass).getMethod("main", String[].class);
-                main.invoke(null, (Object) args);
+                // Scala tools print through scala.Console, which keeps the System.out of its
+                // first use unless told otherwise for the thread (and the threads it starts)
+                scala.Console.withOut(toolOut, () -> scala.Console.withErr(toolErr, () -> {
+                    try {
+                        return main.invoke(null, (Object) args);
+                    } catch (ReflectiveOperationException e) {
+                        throw new WrappedFailure(e);
+                    }
+                }));
                 done.complete(0);
-            } catch (InvocationTargetException e) {
-                e.getCause().printStackTrace(toolErr);
+            } catch (WrappedFailure e) {
+                Throwable cause = e.getCause() instanceof InvocationTargetException
+                    ? e.getCause().getCause() : e.getCause();
+                cause.printStackTrace(toolErr);
                 done.complete(1);
             } catch (ReflectiveOperationException | RuntimeException e) {
                 e.printStackTrace(toolErr);

@@ -1,0 +1,320 @@
+"""The same records on pylog's disk and on Kafka's: byte for byte, and read by each other's tools.
+
+One pylog and one Kafka, fresh for this module, get the same Produce requests: the same
+record batches, built here with `protocol.records.build_batch` and sent over a raw socket
+(`WireClient`), so that no client's batching can make them differ. Explicit CreateTime
+timestamps, no producer id except in the idempotent topic. A last topic is written by a
+real client (kafka-python, idempotence off, one record per batch). Then both brokers stop
+cleanly, which trims the indexes of the active segments, and the tests compare:
+
+- every partition's `.log`, `.index` and `.timeindex` files, byte for byte (the rolled
+  segments too);
+- the producer snapshots (`.snapshot`), the checkpoint files and `partition.metadata`;
+- `kafka-dump-log.sh` (`--print-data-log`, `--deep-iteration`, `--index-sanity-check`,
+  `--verify-index-only`) on pylog's files against the same on Kafka's;
+- `pylog dump-log` on Kafka's files against `kafka-dump-log.sh` on the same files.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kafka import KafkaProducer
+
+from protocol.records import Compression, build_batch
+from tests.compat.compare import first_difference
+from tests.compat.reference import KafkaBroker
+from tests.integration.support import ROOT, ServeProcess, WireClient
+
+BASE_MS = 1_700_000_000_000
+BROKERS = ("pylog", "kafka")
+CODECS = (Compression.NONE, Compression.GZIP, Compression.SNAPPY, Compression.LZ4, Compression.ZSTD)
+SEGMENT_BYTES = 1024 * 1024  # Kafka 4's smallest segment.bytes
+
+# topic -> (partitions, topic configs)
+TOPICS = {
+    "single": (1, {}),
+    "batched": (1, {}),
+    "rolled": (1, {"segment.bytes": str(SEGMENT_BYTES)}),
+    "idempotent": (1, {}),
+    "client": (2, {}),
+}
+
+
+def single_record_batches() -> list[bytes]:
+    """One record per batch, values of 50-500 bytes: about 25 index entries."""
+    rng = random.Random(11)
+    return [build_batch([(b"k%d" % i, bytes(rng.randrange(256) for _ in range(rng.randrange(50, 500))))],
+                        timestamp_ms=BASE_MS + i) for i in range(400)]
+
+
+def mixed_batches() -> list[bytes]:
+    """1-20 records a batch, every codec, headers, null keys and values, timestamps out of order."""
+    rng = random.Random(12)
+    batches = []
+    for i in range(80):
+        records = []
+        for j in range(rng.randrange(1, 21)):
+            key = None if j % 5 == 0 else b"key-%d-%d" % (i, j)
+            value = None if j % 7 == 3 else b"v" * rng.randrange(0, 300)
+            record_headers = [("h", b"x" * j)] if j % 3 == 0 else []
+            records.append((key, value, record_headers, BASE_MS + 1000 * i + rng.randrange(-500, 500)))
+        batches.append(build_batch(records, compression=CODECS[i % len(CODECS)]))
+    return batches
+
+
+def large_batches() -> list[bytes]:
+    """~5.5 KiB batches, 1.6 MiB in all: two segments at segment.bytes 1 MiB."""
+    rng = random.Random(13)
+    return [build_batch([(None, rng.randbytes(5600))], timestamp_ms=BASE_MS + 10 * i) for i in range(300)]
+
+
+def idempotent_batches(producer_id: int, producer_epoch: int) -> list[bytes]:
+    batches, sequence = [], 0
+    for i in range(30):
+        count = 1 + i % 4
+        batches.append(build_batch([(b"k", b"v%d" % j) for j in range(count)], timestamp_ms=BASE_MS + i,
+                                   producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=sequence))
+        sequence += count
+    return batches
+
+
+def create_topics(client: WireClient) -> None:
+    from protocol.messages import CreateTopicsRequest
+
+    Topic = CreateTopicsRequest.CreatableTopic
+    Config = CreateTopicsRequest.CreatableTopicConfig
+    request = CreateTopicsRequest(timeout_ms=30_000, topics=[
+        Topic(name=name, num_partitions=partitions, replication_factor=1,
+              configs=[Config(name=key, value=value) for key, value in configs.items()])
+        for name, (partitions, configs) in TOPICS.items()])
+    response = client.request(19, 5, request)
+    assert [(t.name, t.error_code) for t in response.topics] == [(name, 0) for name in TOPICS]
+
+
+RETRIABLE = (3, 6)  # UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER: Kafka, while a new topic's leader starts
+
+
+def produce_all(client: WireClient, topic: str, batches: list[bytes]) -> None:
+    for batch in batches:
+        deadline = time.monotonic() + 30
+        while True:
+            response = client.produce(topic, 0, batch, acks=-1)
+            if response.error_code not in RETRIABLE or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert response.error_code == 0, (topic, response.error_code)
+
+
+def init_producer_id(client: WireClient) -> tuple[int, int]:
+    """Retried while Kafka's coordinator loads (COORDINATOR_LOAD_IN_PROGRESS, 14), as clients do."""
+    from protocol.messages import InitProducerIdRequest
+
+    deadline = time.monotonic() + 30
+    while True:
+        response = client.request(22, 1, InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000))
+        if response.error_code not in (14, 15) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert response.error_code == 0, response.error_code
+    return response.producer_id, response.producer_epoch
+
+
+def write_the_same_records(bootstrap_servers: str) -> dict:
+    with WireClient(bootstrap_servers, timeout_s=30) as client:
+        create_topics(client)
+        for topic, batches in (("single", single_record_batches()), ("batched", mixed_batches()),
+                               ("rolled", large_batches())):
+            produce_all(client, topic, batches)
+        producer_id, producer_epoch = init_producer_id(client)
+        produce_all(client, "idempotent", idempotent_batches(producer_id, producer_epoch))
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, enable_idempotence=False, acks="all",
+                             linger_ms=0, max_in_flight_requests_per_connection=1)
+    try:
+        for i in range(200):
+            producer.send("client", key=b"c%d" % i, value=b"x" * (i % 97), partition=i % 2,
+                          timestamp_ms=BASE_MS + i, headers=[("n", b"%d" % i)]).get(timeout=30)
+    finally:
+        producer.close(timeout=10)
+    return {"producer_id": producer_id}
+
+
+@pytest.fixture(scope="module")
+def twin_logs(tmp_path_factory):
+    """{"pylog": data dir, "kafka": data dir, "producer_ids": {...}} after a clean stop of both."""
+    root = tmp_path_factory.mktemp("twin-logs")
+    (root / "pylog").mkdir()
+    pylog_server = ServeProcess(root / "pylog" / "data")
+    kafka = KafkaBroker(root / "kafka" / "data")
+    try:
+        pylog_server.start()
+        kafka.start()
+        produced = {name: write_the_same_records(broker.bootstrap_servers)
+                    for name, broker in (("pylog", pylog_server), ("kafka", kafka))}
+    finally:
+        stopped = pylog_server.stop() if pylog_server.process else None
+        kafka.stop()
+    assert stopped == 0
+    return {"pylog": pylog_server.data_dir, "kafka": kafka.data_dir,
+            "producer_ids": {name: p["producer_id"] for name, p in produced.items()}}
+
+
+def partition_dirs() -> list[str]:
+    return [f"{topic}-{p}" for topic, (partitions, _) in TOPICS.items() for p in range(partitions)]
+
+
+def segment_file_names(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.suffix in (".log", ".index", ".timeindex"))
+
+
+# ---------------------------------------------------------------------------------------
+# byte for byte
+
+
+@pytest.mark.parametrize("partition", partition_dirs())
+def test_segments_and_indexes_are_byte_identical(twin_logs, partition, compat_table):
+    ours, theirs = twin_logs["pylog"] / partition, twin_logs["kafka"] / partition
+    names = segment_file_names(theirs)
+    assert segment_file_names(ours) == names
+    assert any(name.endswith(".index") for name in names)
+    differing = [name for name in names if (ours / name).read_bytes() != (theirs / name).read_bytes()]
+    sizes = ", ".join(f"{name} {(theirs / name).stat().st_size} B" for name in names)
+    compat_table.record("files", f"{partition}: {sizes}", "written", "written",
+                        "same bytes" if not differing else f"differs: {differing}")
+    assert differing == []
+    if partition == "rolled-0":
+        assert sum(name.endswith(".log") for name in names) == 2
+
+
+def test_the_idempotent_topic_has_the_same_producer_id(twin_logs):
+    """Kafka's first producer id block starts at 0, like pylog's: the batches need no mask."""
+    assert twin_logs["producer_ids"]["pylog"] == twin_logs["producer_ids"]["kafka"]
+
+
+# ---------------------------------------------------------------------------------------
+# producer snapshots, checkpoints, the small files
+
+
+def snapshot_names(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.glob("*.snapshot"))
+
+
+@pytest.mark.parametrize("partition", ["idempotent-0", "rolled-0", "single-0"])
+def test_producer_snapshots_are_byte_identical(twin_logs, partition, compat_table):
+    """Same names (the offsets they were taken at) and same bytes: the producer id is the same."""
+    ours, theirs = twin_logs["pylog"] / partition, twin_logs["kafka"] / partition
+    names = snapshot_names(theirs)
+    assert snapshot_names(ours) == names and names
+    differing = [name for name in names if (ours / name).read_bytes() != (theirs / name).read_bytes()]
+    compat_table.record("files", f"{partition}: {', '.join(names)}", "written", "written",
+                        "same bytes" if not differing else f"differs: {differing}")
+    assert differing == []
+
+
+def checkpoint(path: Path) -> tuple[list[str], list[str]]:
+    """(header lines, entry lines sorted): Kafka writes the entries in a hash map's order."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "", f"{path.name} must end with a newline"
+    version, count, *entries = lines[:-1]
+    assert int(count) == len(entries)
+    return [version, count], sorted(entries)
+
+
+@pytest.mark.parametrize("name", ["recovery-point-offset-checkpoint", "log-start-offset-checkpoint"])
+def test_checkpoint_files_have_the_same_format_and_entries(twin_logs, name, compat_table):
+    ours, theirs = checkpoint(twin_logs["pylog"] / name), checkpoint(twin_logs["kafka"] / name)
+    compat_table.record("files", name, f"{len(ours[1])} entries", f"{len(theirs[1])} entries",
+                        "same" if ours == theirs else f"differs: {ours} / {theirs}")
+    assert ours == theirs
+    if name == "recovery-point-offset-checkpoint":
+        assert "single 0 400" in ours[1] and "rolled 0 300" in ours[1]
+
+
+def test_partition_metadata_and_clean_shutdown_marker_have_kafkas_format(twin_logs):
+    for partition in partition_dirs():
+        texts = {broker: (twin_logs[broker] / partition / "partition.metadata").read_text() for broker in BROKERS}
+        shapes = {broker: re.sub(r"topic_id: [A-Za-z0-9_-]{22}", "topic_id: <id>", text) for broker, text in texts.items()}
+        assert shapes["pylog"] == shapes["kafka"] == "version: 0\ntopic_id: <id>"
+    markers = {broker: (twin_logs[broker] / ".kafka_cleanshutdown").read_text() for broker in BROKERS}
+    shapes = {broker: re.sub(r'"brokerEpoch":-?\d+', '"brokerEpoch":<n>', text) for broker, text in markers.items()}
+    assert shapes["pylog"] == shapes["kafka"] == '{"version":0,"brokerEpoch":<n>}'
+
+
+def test_meta_properties_have_kafkas_keys(twin_logs):
+    keys = {}
+    for broker in BROKERS:
+        text = (twin_logs[broker] / "meta.properties").read_text()
+        keys[broker] = sorted(line.split("=", 1)[0] for line in text.splitlines() if "=" in line and line[0] != "#")
+    assert keys["pylog"] == keys["kafka"] == ["cluster.id", "directory.id", "node.id", "version"]
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-dump-log.sh and pylog dump-log, each on the other's files
+
+DUMPS = [
+    ("single-0", "00000000000000000000.log", ("--print-data-log",)),
+    ("batched-0", "00000000000000000000.log", ("--print-data-log", "--deep-iteration")),
+    ("batched-0", "00000000000000000000.log", ()),
+    ("idempotent-0", "00000000000000000000.log", ("--print-data-log",)),
+    ("client-1", "00000000000000000000.log", ("--print-data-log",)),
+    ("rolled-0", "00000000000000000184.log", ()),
+    ("single-0", "00000000000000000000.index", ()),
+    ("single-0", "00000000000000000000.index", ("--index-sanity-check",)),
+    ("single-0", "00000000000000000000.index", ("--verify-index-only",)),
+    ("rolled-0", "00000000000000000000.index", ("--index-sanity-check",)),
+    ("single-0", "00000000000000000000.timeindex", ()),
+    ("single-0", "00000000000000000000.timeindex", ("--index-sanity-check",)),
+    ("batched-0", "00000000000000000000.timeindex", ("--verify-index-only",)),
+    ("idempotent-0", "00000000000000000073.snapshot", ()),
+]
+DUMP_IDS = [f"{p}/{f.split('.')[-1]}{''.join(o)}" for p, f, o in DUMPS]
+
+
+def dump_lines(text: str, data_dir: Path) -> list[str]:
+    return [line.replace(str(data_dir), "<data>") for line in text.splitlines()]
+
+
+def kafka_dump(kafka_tools, path: Path, options) -> list[str]:
+    result = kafka_tools.run("kafka-dump-log.sh", "--files", str(path), *options)
+    assert result.code == 0, result.stdout + result.stderr
+    return result.stdout.splitlines() + [f"stderr: {line}" for line in result.stderr.splitlines()]
+
+
+@pytest.mark.parametrize("partition,name,options", DUMPS, ids=DUMP_IDS)
+def test_kafka_dump_log_reads_pylogs_files_as_kafkas(twin_logs, kafka_tools, partition, name, options, compat_table):
+    dumps = {broker: dump_lines("\n".join(kafka_dump(kafka_tools, twin_logs[broker] / partition / name, options)),
+                                twin_logs[broker]) for broker in BROKERS}
+    # complaints of the tool (index mismatches, corrupt batches), outside the records' own data
+    complaints = [line for line in dumps["pylog"] if not line.startswith(("| offset:", "baseOffset:", "offset:"))
+                  and any(word in line for word in ("rror", "xception", "ismatch", "insane", "corrupt"))]
+    assert complaints == []
+    same = dumps["pylog"] == dumps["kafka"]
+    compat_table.record("files", f"kafka-dump-log.sh {' '.join(options)} {partition}/{name}",
+                        f"{len(dumps['pylog'])} lines", f"{len(dumps['kafka'])} lines", "same" if same else "differs")
+    assert dumps["pylog"] == dumps["kafka"]
+
+
+def pylog_dump(path: Path, options) -> list[str]:
+    result = subprocess.run([sys.executable, "-m", "pylog", "dump-log", "--files", str(path), *options],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines() + [f"stderr: {line}" for line in result.stderr.splitlines()]
+
+
+@pytest.mark.parametrize("partition,name,options", DUMPS, ids=DUMP_IDS)
+def test_pylog_dump_log_prints_kafkas_files_as_kafka_dump_log(twin_logs, kafka_tools, partition, name, options,
+                                                             compat_table):
+    path = twin_logs["kafka"] / partition / name
+    ours = dump_lines("\n".join(pylog_dump(path, options)), twin_logs["kafka"])
+    theirs = dump_lines("\n".join(kafka_dump(kafka_tools, path, options)), twin_logs["kafka"])
+    difference = first_difference(ours, theirs)
+    compat_table.record("files", f"pylog dump-log {' '.join(options)} {partition}/{name} (Kafka's file)",
+                        f"{len(ours)} lines", f"{len(theirs)} lines (kafka-dump-log.sh)",
+                        "same" if difference is None else f"differs: {difference}")
+    assert difference is None
