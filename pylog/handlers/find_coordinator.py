@@ -28,7 +28,9 @@ def make_handler(broker):
             coordinators = [coordinator(broker, key, request.key_type, host, port) for key in request.coordinator_keys]
             return FindCoordinatorResponse(coordinators=coordinators)
         entry = coordinator(broker, request.key, request.key_type, host, port)
-        return FindCoordinatorResponse(error_code=entry.error_code, error_message=entry.error_message,
+        # below v4 Kafka puts the error's name in the message, success included: "NONE"
+        message = "NONE" if entry.error_code == ErrorCode.NONE else entry.error_message
+        return FindCoordinatorResponse(error_code=entry.error_code, error_message=message,
                                        node_id=entry.node_id, host=entry.host, port=entry.port)
 
     return handle

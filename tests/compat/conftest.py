@@ -138,18 +138,29 @@ def compat_table(request):
         row.test = request.node.nodeid
 
 
+def _cell(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def pytest_terminal_summary(terminalreporter):
     write = terminalreporter.write_line
     write(f"reference broker: Apache Kafka {KAFKA_VERSION} (tests/compat/versions.properties)")
     if not _TABLE.rows:
         return
     write("")
-    write(f"Kafka's tools and the clients, against pylog and against Apache Kafka {KAFKA_VERSION}:")
-    widths = [max(len(getattr(row, column)) for row in _TABLE.rows) for column in ("name", "on_pylog", "on_kafka")]
-    widths = [max(width, len(title)) for width, title in zip(widths, ("command", "pylog", "kafka"))]
+    write(f"Kafka's tools, the clients and the files, against pylog and against Apache Kafka {KAFKA_VERSION}:")
+    limits = (64, 24, 24)  # the outcome is printed whole
+    widths = [min(limit, max(len(title), *(len(getattr(row, column)) for row in _TABLE.rows)))
+              for limit, title, column in zip(limits, ("command", "pylog", "kafka"), ("name", "on_pylog", "on_kafka"))]
     header = f"{'command':<{widths[0]}}  {'pylog':<{widths[1]}}  {'kafka':<{widths[2]}}  outputs"
     write(header)
     write("-" * len(header))
     for group in ("tool", "client", "files"):
         for row in (r for r in _TABLE.rows if r.group == group):
-            write(f"{row.name:<{widths[0]}}  {row.on_pylog:<{widths[1]}}  {row.on_kafka:<{widths[2]}}  {row.outcome}")
+            write(f"{_cell(row.name, widths[0]):<{widths[0]}}  {_cell(row.on_pylog, widths[1]):<{widths[1]}}  "
+                  f"{_cell(row.on_kafka, widths[2]):<{widths[2]}}  {row.outcome}")
+    counts = {}
+    for row in _TABLE.rows:
+        kind = row.outcome.split(":")[0].split(" (")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    write(f"{len(_TABLE.rows)} rows: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))

@@ -124,6 +124,9 @@ public final class ConsumerGroupCheck {
                 if (System.currentTimeMillis() > deadline) {
                     throw new IllegalStateException("no record of partition 0 after the seek in " + WAIT_MS + " ms");
                 }
+                if (!a.assignment().contains(p0)) {
+                    throw new IllegalStateException("a lost partition 0 to an unplanned rebalance: " + a.assignment());
+                }
                 for (ConsumerRecord<String, String> r : a.poll(Duration.ofMillis(100))) {
                     if (r.partition() == 0 && first == null) {
                         first = r;
@@ -171,8 +174,10 @@ public final class ConsumerGroupCheck {
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10000);
+        // a session long enough that a loaded 2-core machine (both brokers' JVMs, the clients)
+        // does not expire a member between two polls: an unplanned rebalance would move partitions
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000);
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30000);
         props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
         props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

@@ -1,0 +1,35 @@
+"""FindCoordinator (key 10): this node coordinates every group and transaction, in Kafka's shapes.
+
+Below v4 the answer is one coordinator, and Kafka writes the error's name into the message
+even on success ("NONE"); from v4 on, one entry per key, with a null message on success.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import FindCoordinatorRequest
+from tests.pylog.wire import RawClient
+
+
+@pytest.mark.parametrize("version", range(0, 4))
+def test_one_coordinator_below_v4(kafka_broker, version):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    response = client.request(10, version, FindCoordinatorRequest(key="g", key_type=0))
+    assert (response.error_code, response.node_id, response.port) == (ErrorCode.NONE, 1, kafka_broker.port)
+    if version >= 1:
+        assert response.error_message == "NONE"
+
+
+def test_one_entry_per_key_from_v4(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    response = client.request(10, 4, FindCoordinatorRequest(key_type=1, coordinator_keys=["t1", "t2"]))
+    assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [
+        ("t1", ErrorCode.NONE, None, 1), ("t2", ErrorCode.NONE, None, 1)]
+
+
+def test_an_unknown_key_type_is_an_invalid_request(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    response = client.request(10, 2, FindCoordinatorRequest(key="g", key_type=7))
+    assert response.error_code == ErrorCode.INVALID_REQUEST
