@@ -183,9 +183,8 @@ def describe_resource(broker, resource_type: int, name: str | None,
     if resource_type == RESOURCE_TOPIC:
         _check_topic_name(name)
         topic = broker.metadata.topics.get(name)
-        if topic is None:
-            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                              f"The topic '{name}' does not exist.")
+        if topic is None:  # the code's default text: what Kafka's clients show for Kafka's answer
+            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         values = describe_topic_configs(broker, topic.configs)
     elif resource_type == RESOURCE_BROKER:
         if not name:

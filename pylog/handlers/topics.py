@@ -263,7 +263,7 @@ def make_delete_topics_handler(broker):
             if name in duplicates:
                 continue
             topic = broker.metadata.topics.get(name)
-            if topic is None:
+            if topic is None:  # Kafka's controller: ApiError(UNKNOWN_TOPIC_OR_PARTITION), the default text
                 results.append(DeleteResult(name=name, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                             error_message=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.message))
                 continue
@@ -314,9 +314,8 @@ def make_create_partitions_handler(broker):
 def _check_new_partitions(broker, topic) -> int:
     """How many partitions the request adds to `topic`, or BrokerError."""
     info = broker.metadata.topics.get(topic.name)
-    if info is None:
-        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.message)
+    if info is None:  # the code's default text: what Kafka's clients show for Kafka's answer
+        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     current = info.num_partitions
     if topic.count == current:
         raise BrokerError(ErrorCode.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")
