@@ -1,7 +1,6 @@
 package dev.pylog.compat;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -21,19 +20,15 @@ import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +37,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -62,12 +56,7 @@ public final class AdminCheck {
         String bootstrap = args[0];
         String prefix = args[1];
         String step = args[2];
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "java-admin-" + step);
-        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30000);
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = Clients.admin(bootstrap, "java-admin-" + step)) {
             switch (step) {
                 case "topics" -> topics(admin, prefix);
                 case "configs" -> configs(admin, prefix);
@@ -245,7 +234,7 @@ public final class AdminCheck {
         awaitTopic(admin, topic, 2);
         // partition 0: the largest timestamp at offset 3; partition 1 stays empty
         long[] timestamps = {0, 3000, 1000, 4000, 2000};
-        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap, "java-admin-producer")) {
             for (int i = 0; i < timestamps.length; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, BASE_TIMESTAMP + timestamps[i], "k" + i, "v" + i));
             }
@@ -289,7 +278,7 @@ public final class AdminCheck {
         String clientId = prefix + "-c";
         JsonLine.await(admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all());
         awaitTopic(admin, topic, 2);
-        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap, "java-admin-producer")) {
             for (int p = 0; p < 2; p++) {
                 for (int i = 0; i < 4; i++) {
                     producer.send(new ProducerRecord<>(topic, p, "k" + i, "v" + i));
@@ -300,7 +289,7 @@ public final class AdminCheck {
         TopicPartition p0 = new TopicPartition(topic, 0);
         TopicPartition p1 = new TopicPartition(topic, 1);
 
-        try (KafkaConsumer<String, String> consumer = groupConsumer(bootstrap, group, clientId)) {
+        try (KafkaConsumer<String, String> consumer = Clients.groupConsumer(bootstrap, group, clientId)) {
             consumer.subscribe(List.of(topic));
             long deadline = System.currentTimeMillis() + 30000;
             while (consumer.assignment().size() < 2) {
@@ -455,7 +444,7 @@ public final class AdminCheck {
         String topic = prefix + "-t";
         JsonLine.await(admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all());
         awaitTopic(admin, topic, 1);
-        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap, "java-admin-producer")) {
             for (int i = 0; i < 5; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
             }
@@ -496,35 +485,6 @@ public final class AdminCheck {
     }
 
     // ---------------------------------------------------------------------------------
-
-    static KafkaProducer<String, String> producer(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20000);
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30000);
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        return new KafkaProducer<>(props);
-    }
-
-    static KafkaConsumer<String, String> groupConsumer(String bootstrap, String group, String clientId) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10000);
-        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return new KafkaConsumer<>(props);
-    }
 
     private static List<Integer> ids(List<Node> nodes) {
         List<Integer> result = new ArrayList<>();

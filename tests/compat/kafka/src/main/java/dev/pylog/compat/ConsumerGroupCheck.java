@@ -1,21 +1,16 @@
 package dev.pylog.compat;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
@@ -68,22 +62,10 @@ public final class ConsumerGroupCheck {
             partitions.add(new TopicPartition(topic, p));
         }
 
-        Properties adminProps = new Properties();
-        adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30000);
-        try (Admin admin = Admin.create(adminProps)) {
+        try (Admin admin = Clients.admin(bootstrap, prefix + "-admin")) {
             JsonLine.await(admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all());
         }
-        Properties producerProps = new Properties();
-        producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20000);
-        producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30000);
-        producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps)) {
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap, prefix + "-producer")) {
             for (int p = 0; p < PARTITIONS; p++) {
                 for (int i = 0; i < PER_PARTITION; i++) {
                     producer.send(new ProducerRecord<>(topic, p, BASE_TIMESTAMP + i * 1000L, "k" + i, "p" + p + "-v" + i));
@@ -92,8 +74,8 @@ public final class ConsumerGroupCheck {
             producer.flush();
         }
 
-        try (KafkaConsumer<String, String> a = consumer(bootstrap, group, prefix + "-a");
-             KafkaConsumer<String, String> b = consumer(bootstrap, group, prefix + "-b")) {
+        try (KafkaConsumer<String, String> a = Clients.groupConsumer(bootstrap, group, prefix + "-a");
+             KafkaConsumer<String, String> b = Clients.groupConsumer(bootstrap, group, prefix + "-b")) {
             a.subscribe(List.of(topic), listener("a"));
             pollUntil("a alone has 4 partitions", () -> a.assignment().size() == PARTITIONS, a);
             printAssignment("alone", "a", prefix + "-a", a);
@@ -164,25 +146,6 @@ public final class ConsumerGroupCheck {
             pollUntil("a has the 4 partitions back", () -> a.assignment().size() == PARTITIONS, a);
             printAssignment("after b left", "a", prefix + "-a", a);
         }
-    }
-
-    private static KafkaConsumer<String, String> consumer(String bootstrap, String group, String clientId) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        // a session long enough that a loaded 2-core machine (both brokers' JVMs, the clients)
-        // does not expire a member between two polls: an unplanned rebalance would move partitions
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30000);
-        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return new KafkaConsumer<>(props);
     }
 
     private static ConsumerRebalanceListener listener(String member) {

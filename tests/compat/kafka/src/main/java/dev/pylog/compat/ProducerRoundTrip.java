@@ -1,9 +1,7 @@
 package dev.pylog.compat;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -13,8 +11,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,25 +46,13 @@ public final class ProducerRoundTrip {
         String topic = args[1];
         String codec = args[2];
 
-        Properties adminProps = new Properties();
-        adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30000);
-        try (Admin admin = Admin.create(adminProps)) {
+        try (Admin admin = Clients.admin(bootstrap, "java-admin-" + codec)) {
             JsonLine.await(admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all());
         }
 
-        Properties producerProps = new Properties();
-        producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        Properties producerProps = Clients.producerProperties(bootstrap, "java-producer-" + codec);
         producerProps.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 50);
-        producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, "java-producer-" + codec);
-        producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30000);
-        producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20000);
-        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
 
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps)) {
             List<Future<RecordMetadata>> pending = new ArrayList<>();
@@ -84,14 +68,7 @@ public final class ProducerRoundTrip {
             }
         }
 
-        Properties consumerProps = new Properties();
-        consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        consumerProps.put(ConsumerConfig.CLIENT_ID_CONFIG, "java-reader-" + codec);
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerProps.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15000);
-        consumerProps.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000);
-        consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Properties consumerProps = Clients.consumerProperties(bootstrap, "java-reader-" + codec);
         List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps)) {
             consumer.assign(partitions);
