@@ -7,7 +7,7 @@ Modules are discovered, not listed, so a new `bench/foo_bench.py` joins in by it
 With no arguments every benchmark runs, in name order. Arguments choose a subset, and
 either form of a name works: `python -m bench protocol crc32c` or
 `python -m bench protocol_bench`. The exit status is 1 if a benchmark raised or a
-requested one does not exist (the others still run).
+requested one does not exist (the others still run). The last line is the total time.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def main(argv: list[str]) -> int:
     available = discover()
     wanted = [_normalise(a) for a in argv] if argv else available
     status = 0
+    total_started = time.perf_counter()
     for name in wanted:
         print(f"# {name}", flush=True)
         if name not in available:
@@ -57,6 +58,7 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
             status = 1
         print(f"# {name}: {time.perf_counter() - started:.1f} s", flush=True)
+    print(f"# total: {time.perf_counter() - total_started:.1f} s for {', '.join(wanted)}", flush=True)
     return status
 
 

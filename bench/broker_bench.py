@@ -1,17 +1,26 @@
-"""pylog side by side with tansu and the librdkafka mock cluster, in one run.
+"""pylog side by side with tansu, the reference Apache Kafka and the librdkafka mock cluster,
+in one run.
 
     python -m bench.broker_bench        (or: python -m bench broker)
     BENCH_VERBOSE=1 python -m bench.broker_bench    (every run, and progress on stderr)
+    BENCH_QUICK=1 python -m bench.broker_bench      (a smoke run: tiny counts, one rep, not a figure)
 
 Brokers (`bench/peers.py`): pylog as `python -m pylog serve --port 0` ("pylog"), pylog
 in-process through `pylog.testing.EmbeddedBroker` ("pylog-inproc"; it shares the GIL with
 the client, so its throughput rows show that cost rather than the broker's), tansu 0.6
-with its in-memory engine, and the librdkafka mock (inside this process). Every broker listens
-on 127.0.0.1.
+with its in-memory engine, Apache Kafka (the version of tests/compat/versions.properties,
+single-node KRaft, with the JVM flags of its own start script: -Xmx1G -Xms1G -server
+-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+-XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15; `peers.start_kafka`), and the
+librdkafka mock (inside this process). Every broker listens on 127.0.0.1.
 
-Printed, for each broker, with ratios of pylog (serve) to tansu and to the mock:
+Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to the mock:
 - spawn-to-ready time, median of a few fresh starts (what "ready" means differs per broker
-  and is said on the line), and the time to stop;
+  and is said on the line), and the time to stop. Kafka starts in several seconds, so it is
+  started fewer times (the last start is kept as the broker the load rows use, and its stop
+  is not timed); its storage format (StorageTool, a JVM of its own) is printed apart from the
+  JVM start, and the ratios are given both without and with it (pylog's fresh start creates
+  its data directory too);
 - idle RSS of the broker process (right after start), and after the load below;
 - produce throughput with confluent-kafka, 100 B and 1 KiB records (linger.ms 5,
   batch.size ~1 MiB, acks=all, timed to the end of flush), and with kafka-python 3.x,
@@ -23,7 +32,20 @@ Printed, for each broker, with ratios of pylog (serve) to tansu and to the mock:
 - produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
   500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
   so that records arrive at every phase of a parked fetch. A broker that answers a parked
-  fetch only when its wait ends shows a latency of up to the wait.
+  fetch only when its wait ends shows a latency of up to the wait;
+- broker CPU per record and per MB (MB = 10^6 payload bytes) of every produce and consume
+  row, for the brokers that are processes of their own (pylog serve, tansu, Kafka): utime +
+  stime of the broker's pid from /proc/PID/stat (`peers.cpu_seconds`, clock ticks of
+  `os.sysconf('SC_CLK_TCK')`) right before and right after each run, divided by the records
+  and bytes of that run; the median over the runs, and pylog/Kafka and pylog/tansu ratios
+  (lower is better). On this machine one client is the limit for every broker, so the rates
+  of a row tell little about the brokers, and this is the figure that still compares them.
+  It is the whole process: for Kafka it includes what its JVM does in the background meanwhile
+  (GC, JIT compilation, the log flusher, KRaft's heartbeats and metadata log), for pylog its
+  event loop's housekeeping; and a run's connection set-up and metadata requests. One tick is
+  10 ms, a few % of a run. pylog-inproc and the mock live in this process: their CPU cannot be
+  told apart from the client's, so they print n/a. The brokers' CPU while idle after the load
+  (2 s) is printed too: Kafka's background work, for scale.
 
 Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is printed,
 so that slow drift of the machine hits every broker alike; a last line says how much CPU
@@ -52,16 +74,28 @@ if __package__ in (None, ""):  # `python bench/broker_bench.py`
 from bench import clients, peers  # noqa: E402
 from bench.clients import Run  # noqa: E402
 
-BROKERS = ("pylog", "pylog-inproc", "tansu", "mock")
-BUDGET_S = 170.0
+BROKERS = ("pylog", "pylog-inproc", "tansu", "kafka", "mock")
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")  # smoke run: tiny counts, one rep
+BUDGET_S = 250.0
 
-SPAWNS = {"pylog": 5, "pylog-inproc": 10, "tansu": 5, "mock": 5}
-REPS_PRODUCE = 5
+# Kafka: ~5-10 s a start (and its format), so 3 starts, the last one kept for the load rows
+SPAWNS = {"pylog": 5, "pylog-inproc": 10, "tansu": 5, "kafka": 3, "mock": 5}
+KEEP_LAST_SPAWN = {"kafka"}
+REPS_PRODUCE = 3  # with Kafka in the run, 3 keeps `make bench` within ~8 minutes
 REPS_CONSUME = 3
+COARSE_TICKS = 20  # a run whose broker CPU is fewer ticks than this is flagged as coarse
 CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 200_000, 100_000, 30_000
 # what the mock reads back: under its ~5 MiB per partition
 MOCK_READBACK = {"c100": 30_000, "c1k": 3_500, "kp100": 30_000}
 LATENCY_COUNT = 1_000
+IDLE_CPU_S = 2.0
+if QUICK:
+    BUDGET_S = 150.0
+    SPAWNS = {name: 1 for name in SPAWNS}
+    REPS_PRODUCE = REPS_CONSUME = 1
+    CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 20_000, 10_000, 3_000
+    MOCK_READBACK = {"c100": 3_000, "c1k": 1_000, "kp100": 3_000}
+    LATENCY_COUNT = 100
 KP_MOCK_API_VERSION = (2, 3, 0)  # kafka-python 3.x cannot bootstrap against the mock otherwise
 
 VERBOSE = os.environ.get("BENCH_VERBOSE", "") not in ("", "0")  # print every run, not only medians
@@ -149,25 +183,30 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
-def _measure_spawns(name: str, starter: Callable, broker_cpus, count: int, budget: Budget
-                    ) -> tuple[dict[str, list[float]], str | None]:
-    """Start and stop a broker `count` times; the timings of each start, by label."""
+def _measure_spawns(name: str, starter: Callable, broker_cpus, count: int, budget: Budget, keep_last: bool = False
+                    ) -> tuple[dict[str, list[float]], str | None, peers.BrokerHandle | None]:
+    """Start and stop a broker `count` times; the timings of each start, by label. With
+    `keep_last` the last start is not stopped but returned, to serve the load rows."""
     timings: dict[str, list[float]] = {}
-    for _ in range(count):
+    for i in range(count):
         if budget.exhausted(20):
             break
         try:
             handle = starter(broker_cpus)
         except Exception as exc:
-            return timings, _short(exc)
+            return timings, _short(exc), None
+        keep = keep_last and i == count - 1
         try:
             for label, ms in handle.spawn.items():
                 timings.setdefault(label, []).append(ms)
         finally:
-            handle.close()
+            if not keep:
+                handle.close()
+        if keep:
+            return timings, None, handle
         if handle.stop_ms is not None:
             timings.setdefault("stop", []).append(handle.stop_ms)
-    return timings, None
+    return timings, None, None
 
 
 def _cpu_snapshot() -> tuple[float, float, float, float] | None:
@@ -217,6 +256,41 @@ def _median_run(runs: list[Run | str]) -> Run | str:
     return runs[0] if runs else "not run"
 
 
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _us(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+IN_PROCESS_CPU = {"pylog-inproc": "n/a (in this process: its CPU is not told apart from the client's)",
+                  "mock": "n/a (in this process: its CPU is not told apart from the client's)"}
+
+
+def _cpu_cells(samples: dict[str, list[tuple[float, int, int]]], names, active, nr) -> tuple[list[str], dict]:
+    """Per broker: median broker-CPU µs per record and ms per MB over the runs of a row."""
+    cells, per_record = [], {}
+    for name in names:
+        if name in IN_PROCESS_CPU:
+            cells.append(f"{name} {IN_PROCESS_CPU[name]}")
+            continue
+        if name not in active:
+            cells.append(nr(name))
+            continue
+        runs = [(cpu, n, b) for cpu, n, b in samples.get(name, []) if n and b]
+        if not runs:
+            cells.append(f"{name} n/a (no complete run)")
+            continue
+        us = _median([cpu / n * 1e6 for cpu, n, _ in runs])
+        ms = _median([cpu / (b / clients.MB) * 1000 for cpu, _, b in runs])
+        per_record[name] = us
+        ticks = round(min(cpu for cpu, _, _ in runs) * peers.CLK_TCK)
+        cells.append(f"{name} {_us(us)} µs/rec {_us(ms)} ms/MB"
+                     + (f" (coarse: {ticks} ticks in a run)" if ticks < COARSE_TICKS else ""))
+    return cells, per_record
+
+
 def _cell_run(result: Run | str | None) -> tuple[str, float | None]:
     if result is None:
         return "n/a", None
@@ -236,6 +310,7 @@ def run() -> list[str]:
     previous_affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     peers.pin(0, client_cpus)
     handles: dict[str, peers.BrokerHandle] = {}
+    kept: dict[str, peers.BrokerHandle] = {}  # a spawn measurement's last start, kept for the load rows
     not_ready: dict[str, str] = {}
     cpu_start = _cpu_snapshot()
     try:
@@ -248,8 +323,11 @@ def run() -> list[str]:
         spawn: dict[str, dict[str, list[float]]] = {}
         for name in BROKERS:
             _progress(f"spawn: {name}")
-            timings, error = _measure_spawns(name, peers.STARTERS[name], broker_cpus, SPAWNS[name], budget)
+            timings, error, handle = _measure_spawns(name, peers.STARTERS[name], broker_cpus, SPAWNS[name], budget,
+                                                     keep_last=name in KEEP_LAST_SPAWN)
             spawn[name] = timings
+            if handle is not None:
+                kept[name] = handle
             if error and not timings:
                 not_ready[name] = f"did not start: {error}"
 
@@ -258,11 +336,14 @@ def run() -> list[str]:
         for name in BROKERS:
             if name in not_ready:
                 continue
-            try:
-                handles[name] = peers.STARTERS[name](broker_cpus)
-            except Exception as exc:
-                not_ready[name] = f"did not start: {_short(exc)}"
-                continue
+            if name in kept:
+                handles[name] = kept.pop(name)
+            else:
+                try:
+                    handles[name] = peers.STARTERS[name](broker_cpus)
+                except Exception as exc:
+                    not_ready[name] = f"did not start: {_short(exc)}"
+                    continue
             time.sleep(0.1)
             idle_rss[name] = handles[name].rss_mib()
 
@@ -281,6 +362,8 @@ def run() -> list[str]:
 
         # -- throughput ----------------------------------------------------------------------
         results: dict[str, dict[str, list[Run | str]]] = {}
+        # row -> broker -> [(broker CPU seconds, records, payload bytes)] of each complete run
+        cpu_runs: dict[str, dict[str, list[tuple[float, int, int]]]] = {}
 
         def record(row: str, name: str, fn: Callable[[float], Run], wanted_limit: float) -> None:
             cell = results.setdefault(row, {}).setdefault(name, [])
@@ -288,10 +371,17 @@ def run() -> list[str]:
             if budget.exhausted():
                 cell.append("skipped (time budget)")
                 return
+            cpu_before = handles[name].cpu_seconds()
             try:
-                cell.append(fn(budget.limit(wanted_limit)))
+                result = fn(budget.limit(wanted_limit))
             except Exception as exc:
                 cell.append(f"error: {_short(f'{type(exc).__name__}: {exc}')}")
+                return
+            cpu_after = handles[name].cpu_seconds()
+            cell.append(result)
+            if cpu_before is not None and cpu_after is not None and result.records and result.error is None:
+                cpu_runs.setdefault(row, {}).setdefault(name, []).append(
+                    (cpu_after - cpu_before, result.records, result.payload_bytes))
 
         def interleaved(row: str, reps: int, make: Callable[[str], Callable[[float], Run]], limit: float) -> None:
             for rep in range(reps):
@@ -350,6 +440,15 @@ def run() -> list[str]:
                 latency[name] = f"error: {_short(f'{type(exc).__name__}: {exc}')}"
 
         loaded_rss = {name: handles[name].rss_mib() for name in active if handles[name].pid}
+        idle_cpu: dict[str, float] = {}  # broker CPU ms per second while idle after the load
+        idle_before = {name: handles[name].cpu_seconds() for name in active if handles[name].pid}
+        idle_started = time.perf_counter()
+        time.sleep(IDLE_CPU_S)
+        idle_wall = time.perf_counter() - idle_started
+        for name, before in idle_before.items():
+            after = handles[name].cpu_seconds()
+            if before is not None and after is not None:
+                idle_cpu[name] = (after - before) / idle_wall * 1000
 
         # -- report --------------------------------------------------------------------------
         def nr(name: str) -> str:
@@ -359,6 +458,7 @@ def run() -> list[str]:
         labels = {"pylog": ("ready line", "ApiVersions answered"),
                   "pylog-inproc": ("EmbeddedBroker().start()", "Broker()+start() listening", "incl. loop thread"),
                   "tansu": ("port accepting", "ApiVersions answered"),
+                  "kafka": ("port accepting", "ApiVersions answered", "Metadata lists the broker"),
                   "mock": ("list_topics answered",)}
         cells, med, same = [], {}, {}
         for name in BROKERS:
@@ -374,7 +474,16 @@ def run() -> list[str]:
                     if label == "ApiVersions answered":
                         same[name] = m
                     parts.append(f"{_ms(m)} ms to {label}")
+            if name == "kafka":
+                if "storage format" in t:
+                    parts.insert(0, f"storage format {_ms(statistics.median(t['storage format']))} ms, then from"
+                                    f" the JVM's spawn")
+                if "fresh start incl. format" in t:
+                    parts.append(f"fresh start incl. format {_ms(statistics.median(t['fresh start incl. format']))} ms")
             cells.append(f"{name} " + ", ".join(parts))
+        kafka_t = spawn.get("kafka") or {}
+        kafka_ready = _median(kafka_t.get("Metadata lists the broker", []))
+        kafka_fresh = _median(kafka_t.get("fresh start incl. format", []))
         serve_ok = None if "pylog" not in spawn or not spawn["pylog"] else \
             statistics.median(spawn["pylog"]["ApiVersions answered"]) <= GOAL_SERVE_MS \
             if "ApiVersions answered" in spawn["pylog"] else None
@@ -382,17 +491,27 @@ def run() -> list[str]:
         lines.append("spawn-to-ready (median of {}): ".format("/".join(str(SPAWNS[n]) for n in BROKERS))
                      + " | ".join(cells)
                      + f" | pylog/tansu (to ApiVersions; lower is better) {_ratio(same.get('pylog'), same.get('tansu'))}"
+                     + f" | pylog/kafka (pylog to ApiVersions; lower is better): Kafka to ApiVersions"
+                       f" {_ratio(same.get('pylog'), same.get('kafka'))}, to Metadata listing the broker"
+                       f" {_ratio(same.get('pylog'), kafka_ready)}, fresh start incl. format"
+                       f" {_ratio(same.get('pylog'), kafka_fresh)}"
                      + f" | goals: serve <= {GOAL_SERVE_MS:.0f} ms {_verdict(serve_ok)},"
                        f" in-process <= {GOAL_INPROC_MS:.0f} ms {_verdict(inproc_ok)}")
         stops = [f"{n} {_ms(statistics.median(spawn[n]['stop']))} ms" for n in BROKERS
                  if spawn.get(n, {}).get("stop")]
         if stops:
-            lines.append("  stop (SIGTERM to exit for subprocesses; stop() for in-process; producer close for the mock),"
-                         " median: " + " | ".join(stops))
+            lines.append("  stop (SIGTERM to exit for subprocesses, Kafka's a controlled shutdown; stop() for"
+                         " in-process; producer close for the mock), median"
+                         + (" (Kafka: of the starts not kept for the load)" if "kafka" in KEEP_LAST_SPAWN else "")
+                         + ": " + " | ".join(stops))
         for name in ("pylog",):
             h_notes = handles[name].notes if name in handles else []
             if h_notes:
                 lines.append(f"  pylog serve ready line says: {', '.join(h_notes)} (from its own clock, after imports)")
+        if "kafka" in handles:
+            lines.append(f"  kafka: {'; '.join(handles['kafka'].notes)}; pinned to the broker core from its exec"
+                         f" (it sizes its GC and compiler threads for one core); group.initial.rebalance.delay.ms=0,"
+                         f" log4j INFO to a file")
 
         # RSS
         cells = []
@@ -412,7 +531,12 @@ def run() -> list[str]:
         rss_ok = None if idle_rss.get("pylog") is None else idle_rss["pylog"] <= GOAL_RSS_MIB
         lines.append("idle RSS: " + " | ".join(cells)
                      + f" | pylog/tansu {_ratio(idle_rss.get('pylog'), idle_rss.get('tansu'))}"
+                     + f" pylog/kafka {_ratio(idle_rss.get('pylog'), idle_rss.get('kafka'))}"
                      + f" | goal pylog <= {GOAL_RSS_MIB:.0f} MiB {_verdict(rss_ok)}")
+        if idle_cpu:
+            lines.append(f"idle broker CPU after the load ({IDLE_CPU_S:.0f} s, ms of CPU per s): "
+                         + " | ".join(f"{n} {idle_cpu[n]:.1f}" for n in BROKERS if n in idle_cpu)
+                         + " (a run's broker CPU below includes this background for the run's length)")
 
         # throughput rows
         counts = {"produce 100B confluent": f"{CF_100_COUNT // 1000}k, median of {REPS_PRODUCE}",
@@ -439,6 +563,7 @@ def run() -> list[str]:
                 cells.append(f"{name} {text}")
             line = f"{row} ({counts[row]}): " + " | ".join(cells)
             line += f" | pylog/tansu {_ratio(rates.get('pylog'), rates.get('tansu'))}"
+            line += f" pylog/kafka {_ratio(rates.get('pylog'), rates.get('kafka'))}"
             line += f" pylog/mock {_ratio(rates.get('pylog'), rates.get('mock'))}"
             if row == "produce 100B kafka-python":
                 lat = []
@@ -448,16 +573,23 @@ def run() -> list[str]:
                         lat.append(f"{name} {run_.extra['request-latency-avg']:.1f}")
                 if lat:
                     line += " | kafka-python Produce request latency avg ms: " + " ".join(lat)
-            measured = [rates.get(n) for n in ("pylog", "tansu", "mock")]
-            if all(measured) and max(measured) / min(measured) < 1.0 + CLIENT_BOUND_SPREAD:
-                line += (f" | client-bound: pylog, tansu and the in-process mock within"
-                         f" {CLIENT_BOUND_SPREAD:.0%} of each other")
+            peers_measured = [n for n in ("pylog", "tansu", "kafka", "mock") if n in active]
+            measured = [rates.get(n) for n in peers_measured]
+            if len(measured) >= 3 and "mock" in peers_measured and all(measured) \
+                    and max(measured) / min(measured) < 1.0 + CLIENT_BOUND_SPREAD:
+                line += (f" | client-bound: {', '.join(n for n in peers_measured if n != 'mock')} and the"
+                         f" in-process mock within {CLIENT_BOUND_SPREAD:.0%} of each other")
             if row in goals:
                 text = goals[row]
                 ok = _at_least(rates["pylog"] / rates["tansu"] if rates.get("pylog") and rates.get("tansu")
                                else None)
                 line += f" | goal {text}: {ok}"
             lines.append(line)
+            cpu_cells, per_record = _cpu_cells(cpu_runs.get(row, {}), BROKERS, active, nr)
+            lines.append("  broker CPU per record / per MB, median of runs (lower is better): " + " | ".join(cpu_cells)
+                         + f" | pylog/kafka {_ratio(per_record.get('pylog'), per_record.get('kafka'))}"
+                         + f" pylog/tansu {_ratio(per_record.get('pylog'), per_record.get('tansu'))}"
+                         + " (per record and per MB alike: one record size per row)")
             if VERBOSE:
                 for name in active:
                     runs = results.get(row, {}).get(name, [])
@@ -487,10 +619,11 @@ def run() -> list[str]:
         lines.append(f"latency produce->consume p50/p99 ({LATENCY_COUNT} single records, acks=all, flush each,"
                      f" random gaps ~2 ms; consumer fetch.wait.max.ms 500): " + " | ".join(cells)
                      + f" | pylog/tansu p50 {_ratio(p50.get('pylog'), p50.get('tansu'))}"
+                     + f" pylog/kafka p50 {_ratio(p50.get('pylog'), p50.get('kafka'))}"
                      + f" pylog/mock p50 {_ratio(p50.get('pylog'), p50.get('mock'))}")
         return lines
     finally:
-        for handle in handles.values():
+        for handle in [*handles.values(), *kept.values()]:
             try:
                 handle.close()
             except Exception as exc:

