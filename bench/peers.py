@@ -379,9 +379,9 @@ def _timed_kafka_broker_class():
     """A subclass of `tests.compat.reference.KafkaBroker` that times and pins its start.
 
     It hooks the two steps of `KafkaBroker.start()` that surround the JVM's spawn:
-    `_format` (the StorageTool run, on a fresh data directory only) is timed, and the clock
+    `format_storage` (the StorageTool run, on a fresh data directory only) is timed, and the clock
     of the JVM's start is set when it returns, just before `start()` spawns `kafka.Kafka`;
-    `_wait_ready` (called right after the spawn) gives the calling thread back its own
+    `wait_ready` (called right after the spawn) gives the calling thread back its own
     affinity, pins the JVM (already pinned by inheritance), registers it with the reaper,
     times the port accepting a connection, an ApiVersions answer and a Metadata answer that
     lists the broker and a controller (KafkaBroker's own readiness criterion, polled every
@@ -406,7 +406,7 @@ def _timed_kafka_broker_class():
         def start(self, timeout_s: float = 90):
             self.timings.clear()
             self._previous_affinity = os.sched_getaffinity(0) if self.broker_cpus else None
-            self._spawned_at = time.perf_counter()  # moved to the end of _format on a fresh start
+            self._spawned_at = time.perf_counter()  # moved to the end of format_storage on a fresh start
             try:
                 pin(0, self.broker_cpus)  # StorageTool's and Kafka's JVMs inherit it from their exec
                 return super().start(timeout_s)
@@ -421,13 +421,13 @@ def _timed_kafka_broker_class():
                 except OSError:
                     pass
 
-        def _format(self) -> None:
+        def format_storage(self) -> None:
             started = time.perf_counter()
-            super()._format()
+            super().format_storage()
             self._spawned_at = time.perf_counter()
             self.timings["storage format"] = (self._spawned_at - started) * 1000
 
-        def _wait_ready(self, timeout_s: float) -> None:
+        def wait_ready(self, timeout_s: float) -> None:
             self._restore_affinity()
             proc = self.process
             pin(proc.pid, self.broker_cpus)
@@ -445,7 +445,7 @@ def _timed_kafka_broker_class():
             self.timings["ApiVersions answered"] = (time.perf_counter() - started) * 1000
             _until(deadline, alive, self._metadata_lists_broker)
             self.timings["Metadata lists the broker"] = (time.perf_counter() - started) * 1000
-            super()._wait_ready(max(deadline - time.perf_counter(), 1.0))
+            super().wait_ready(max(deadline - time.perf_counter(), 1.0))
 
         def _metadata_lists_broker(self) -> bool:
             from tests.integration.support import WireClient

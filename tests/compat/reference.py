@@ -19,7 +19,9 @@ is set once, in `tests/compat/versions.properties`.
 - `stop()` sends SIGTERM (Kafka's controlled shutdown) and waits; `kill()` is SIGKILL.
 
 The JVM flags are `TEST_JVM_FLAGS` (a 512 MiB heap) unless given; `bench/` passes those of
-Kafka's own start script instead.
+Kafka's own start script instead. `start()` runs two steps a subclass may extend:
+`format_storage()` (fresh directories only) and `wait_ready()` (right after the JVM's
+spawn); `bench/peers.py` times and pins the broker there.
 """
 
 from __future__ import annotations
@@ -150,18 +152,18 @@ class KafkaBroker:
         self.properties_path.write_text(
             "".join(f"{key}={value}\n" for key, value in self.server_properties().items()), encoding="utf-8")
         if not (self.data_dir / "meta.properties").exists():
-            self._format()
+            self.format_storage()
         started = time.monotonic()
         with open(self.log_dir / "stdout.log", "ab") as output:
             self.process = subprocess.Popen(
                 java_command("kafka.Kafka", str(self.properties_path), jvm_flags=self.jvm_flags,
                              log_dir=self.log_dir, log_to_file=True),
                 stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self._wait_ready(timeout_s)
+        self.wait_ready(timeout_s)
         self.ready_ms = (time.monotonic() - started) * 1000
         return self
 
-    def _format(self) -> None:
+    def format_storage(self) -> None:
         result = subprocess.run(
             java_command("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
                          "-c", str(self.properties_path), jvm_flags=("-Xmx256m",), log_dir=self.log_dir),
@@ -169,7 +171,7 @@ class KafkaBroker:
         if result.returncode != 0:
             raise RuntimeError(f"StorageTool format failed ({result.returncode}): {result.stdout}{result.stderr}")
 
-    def _wait_ready(self, timeout_s: float) -> None:
+    def wait_ready(self, timeout_s: float) -> None:
         from tests.integration.support import WireClient
 
         deadline = time.monotonic() + timeout_s
