@@ -69,9 +69,9 @@ BROKERS = ("pylog", "kafka")
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 VERBOSE = os.environ.get("BENCH_VERBOSE", "") not in ("", "0")
 
-BUDGET_S = 200.0
+BUDGET_S = 240.0
 REPS = 3
-PRODUCE_100_COUNT, PRODUCE_1K_COUNT = 500_000, 200_000
+PRODUCE_100_COUNT, PRODUCE_1K_COUNT = 300_000, 100_000
 TOOL_LIMIT_S = 90.0  # one tool run, its JVM's start included
 CONSUMER_TIMEOUT_MS = 20_000  # the consumer tool gives up after this long without a record
 IDLE_CPU_S = 2.0

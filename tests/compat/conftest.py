@@ -2,9 +2,8 @@
 
 - `kafka_reference`: one Kafka broker (tests/compat/reference.py) for the session; tests
   use topic and group names of their own (`unique`).
-- `kafka_reference_factory`: fresh Kafka brokers of a test's own, on its temporary
-  directory (for tests that restart a broker or read its files); stopped afterwards.
-- `pylog_server` / `pylog_server_factory`: the same for `pylog serve`, as a subprocess.
+- `pylog_server`: `pylog serve` as a subprocess, for the session. Tests that restart a
+  broker or read its files start their own pair (tests/compat/test_on_disk.py).
 - `both`: the two session brokers as {"pylog": ..., "kafka": ...}.
 - `kafka_tools`: one `ToolRunner` (Kafka's tools in one JVM) for the session.
 - `compat_table`: each comparison records a row; the table is printed at the end of the
@@ -46,41 +45,12 @@ def kafka_reference(tmp_path_factory):
     broker.stop()
 
 
-@pytest.fixture
-def kafka_reference_factory(tmp_path):
-    made: list[KafkaBroker] = []
-
-    def make(name: str = "kafka", config: dict | None = None) -> KafkaBroker:
-        broker = KafkaBroker(tmp_path / name / "data", config=config)
-        made.append(broker)
-        return broker
-
-    yield make
-    for broker in made:
-        broker.kill()
-
-
 @pytest.fixture(scope="session")
 def pylog_server(tmp_path_factory):
     server = ServeProcess(tmp_path_factory.mktemp("pylog-server") / "data")
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def pylog_server_factory(tmp_path):
-    made: list[ServeProcess] = []
-
-    def make(name: str = "pylog", overrides: dict | None = None) -> ServeProcess:
-        (tmp_path / name).mkdir()
-        server = ServeProcess(tmp_path / name / "data", overrides=overrides)
-        made.append(server)
-        return server
-
-    yield make
-    for server in made:
-        server.kill()
 
 
 @pytest.fixture(scope="session")
@@ -108,20 +78,19 @@ def on_both(kafka_tools, both, compat_table, request):
 
 @dataclass
 class Row:
-    group: str          # "tool" or "client"
+    group: str          # "tool", "client" or "files"
     name: str           # e.g. "kafka-topics.sh --describe" or "sarama"
     on_pylog: str       # what ran against pylog, and how it ended
     on_kafka: str
     outcome: str = ""   # "same", "differs: ...", "fails on pylog: ..."
-    test: str = ""
 
 
 @dataclass
 class CompatTable:
     rows: list[Row] = field(default_factory=list)
 
-    def record(self, group: str, name: str, on_pylog: str, on_kafka: str, outcome: str, test: str = "") -> Row:
-        row = Row(group, name, on_pylog, on_kafka, outcome, test)
+    def record(self, group: str, name: str, on_pylog: str, on_kafka: str, outcome: str) -> Row:
+        row = Row(group, name, on_pylog, on_kafka, outcome)
         self.rows.append(row)
         return row
 
@@ -130,12 +99,8 @@ _TABLE = CompatTable()
 
 
 @pytest.fixture
-def compat_table(request):
-    """Rows recorded here carry the test's id."""
-    start = len(_TABLE.rows)
-    yield _TABLE
-    for row in _TABLE.rows[start:]:
-        row.test = request.node.nodeid
+def compat_table():
+    return _TABLE
 
 
 def _cell(text: str, width: int) -> str:
