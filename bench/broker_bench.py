@@ -623,19 +623,12 @@ def run() -> list[str]:
                      + f" pylog/mock p50 {_ratio(p50.get('pylog'), p50.get('mock'))}")
         return lines
     finally:
-        for handle in [*handles.values(), *kept.values()]:
-            try:
-                handle.close()
-            except Exception as exc:
-                lines.append(f"{handle.name}: error while stopping: {_short(exc)}")
+        peers.close_all(handles, lines)
+        peers.close_all(kept, lines)
         noise = _cpu_noise(cpu_start)
         if noise:
             lines.append(noise)
-        if previous_affinity:
-            try:
-                os.sched_setaffinity(0, previous_affinity)
-            except OSError:
-                pass
+        peers.pin(0, previous_affinity)  # back to the cores this process had
 
 
 if __name__ == "__main__":

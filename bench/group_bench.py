@@ -668,16 +668,8 @@ def run() -> list[str]:
                      f" one more rebalance, noticed by the others on their next heartbeat)")
         return lines
     finally:
-        for handle in handles.values():
-            try:
-                handle.close()
-            except Exception as exc:
-                lines.append(f"{handle.name}: error while stopping: {_short(exc)}")
-        if previous_affinity:
-            try:
-                os.sched_setaffinity(0, previous_affinity)
-            except OSError:
-                pass
+        peers.close_all(handles, lines)
+        peers.pin(0, previous_affinity)  # back to the cores this process had
 
 
 if __name__ == "__main__":

@@ -68,6 +68,15 @@ def pin(pid: int, cpus: set[int] | None) -> None:
             pass
 
 
+def close_all(handles: dict[str, "BrokerHandle"], lines: list[str]) -> None:
+    """Stop every broker of a benchmark; a broker that fails to stop becomes a line of its report."""
+    for handle in handles.values():
+        try:
+            handle.close()
+        except Exception as exc:
+            lines.append(f"{handle.name}: error while stopping: {type(exc).__name__}: {exc}"[:160])
+
+
 # ---------------------------------------------------------------------------------------------
 # Helpers
 

@@ -402,16 +402,8 @@ def run() -> list[str]:
                                      for r in runs[row.label][name]))
         return lines
     finally:
-        for handle in handles.values():
-            try:
-                handle.close()
-            except Exception as exc:
-                lines.append(f"{handle.name}: error while stopping: {_short(exc)}")
-        if previous_affinity:
-            try:
-                os.sched_setaffinity(0, previous_affinity)
-            except OSError:
-                pass
+        peers.close_all(handles, lines)
+        peers.pin(0, previous_affinity)  # back to the cores this process had
 
 
 if __name__ == "__main__":
