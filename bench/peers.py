@@ -153,17 +153,11 @@ def api_versions_round_trip(port: int, timeout: float = 5.0) -> int:
 
 def wait_port(port: int, deadline: float, alive: Callable[[], bool] = lambda: True) -> None:
     """Poll until `port` accepts a TCP connection, `alive()` turns false, or the deadline."""
-    while True:
-        try:
-            with socket.create_connection((HOST, port), timeout=0.5):
-                return
-        except OSError:
+    def connect() -> None:
+        with socket.create_connection((HOST, port), timeout=0.5):
             pass
-        if not alive():
-            raise RuntimeError("broker process exited before listening")
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"port {port} not accepting")
-        time.sleep(0.0005)
+
+    until(deadline, alive, connect, interval_s=0.0005, what=f"port {port} accepting")
 
 
 def _tail(path: str, lines: int = 5) -> str:
@@ -449,27 +443,21 @@ def _timed_kafka_broker_class():
 
             wait_port(self.port, deadline, alive)
             self.timings["port accepting"] = (time.perf_counter() - started) * 1000
-            _until(deadline, alive, lambda: api_versions_round_trip(
+            until(deadline, alive, lambda: api_versions_round_trip(
                 self.port, timeout=max(deadline - time.perf_counter(), 0.1)))
             self.timings["ApiVersions answered"] = (time.perf_counter() - started) * 1000
-            _until(deadline, alive, self._metadata_lists_broker)
+            until(deadline, alive, self.metadata_lists_broker)
             self.timings["Metadata lists the broker"] = (time.perf_counter() - started) * 1000
             super().wait_ready(max(deadline - time.perf_counter(), 1.0))
-
-        def _metadata_lists_broker(self) -> bool:
-            from tests.integration.support import WireClient
-
-            with WireClient(self.bootstrap_servers, timeout_s=5) as client:
-                metadata = client.metadata(topics=[], version=1)
-            return bool(metadata.brokers) and metadata.controller_id >= 0
 
     _timed_kafka_class = TimedKafkaBroker
     return TimedKafkaBroker
 
 
-def _until(deadline: float, alive: Callable[[], bool], attempt: Callable[[], object]) -> None:
-    """Call `attempt` every 10 ms until it returns anything but False without raising OSError
-    (returns), the process has died or the deadline has passed (raises)."""
+def until(deadline: float, alive: Callable[[], bool], attempt: Callable[[], object], *,
+          interval_s: float = 0.01, what: str = "ready") -> None:
+    """Call `attempt` every `interval_s` until it returns anything but False without raising
+    OSError (returns), the process has died or the deadline has passed (raises)."""
     while True:
         try:
             if attempt() is not False:
@@ -477,10 +465,10 @@ def _until(deadline: float, alive: Callable[[], bool], attempt: Callable[[], obj
         except OSError:
             pass
         if not alive():
-            raise RuntimeError("broker process exited during start")
+            raise RuntimeError(f"broker process exited before {what}")
         if time.perf_counter() > deadline:
-            raise TimeoutError("not ready before the deadline")
-        time.sleep(0.01)
+            raise TimeoutError(f"not {what} before the deadline")
+        time.sleep(interval_s)
 
 
 def start_kafka(broker_cpus: set[int] | None = None, timeout: float = 90.0) -> BrokerHandle:

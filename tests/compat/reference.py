@@ -172,8 +172,6 @@ class KafkaBroker:
             raise RuntimeError(f"StorageTool format failed ({result.returncode}): {result.stdout}{result.stderr}")
 
     def wait_ready(self, timeout_s: float) -> None:
-        from tests.integration.support import WireClient
-
         deadline = time.monotonic() + timeout_s
         last_error = None
         while time.monotonic() < deadline:
@@ -181,15 +179,22 @@ class KafkaBroker:
                 raise RuntimeError(f"Kafka exited with {self.process.returncode} during start; "
                                    f"log:\n{self.log_tail()}")
             try:
-                with WireClient(self.bootstrap_servers, timeout_s=5) as client:
-                    metadata = client.metadata(topics=[], version=1)
-                if metadata.brokers and metadata.controller_id >= 0:
+                if self.metadata_lists_broker():
                     return
             except OSError as e:
                 last_error = e
             time.sleep(0.1)
         self.kill()
         raise RuntimeError(f"Kafka not ready after {timeout_s} s ({last_error}); log:\n{self.log_tail()}")
+
+    def metadata_lists_broker(self) -> bool:
+        """Readiness: a Metadata answer names a broker and a controller (the port opens before
+        the broker is unfenced). OSError while the port is not yet open."""
+        from tests.integration.support import WireClient
+
+        with WireClient(self.bootstrap_servers, timeout_s=5) as client:
+            metadata = client.metadata(topics=[], version=1)
+        return bool(metadata.brokers) and metadata.controller_id >= 0
 
     def stop(self, timeout_s: float = 60) -> int | None:
         if self.process is None or self.process.poll() is not None:
