@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.compat.reference import KAFKA_VERSION, KafkaBroker
+from tests.compat.reference import KAFKA_VERSION, SAME_ON_BOTH, KafkaBroker
 from tests.compat.tools import ToolRunner
 from tests.integration.support import ServeProcess
 
@@ -47,7 +47,7 @@ def kafka_reference(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def pylog_server(tmp_path_factory):
-    server = ServeProcess(tmp_path_factory.mktemp("pylog-server") / "data")
+    server = ServeProcess(tmp_path_factory.mktemp("pylog-server") / "data", overrides=SAME_ON_BOTH)
     server.start()
     yield server
     server.stop()

@@ -14,6 +14,11 @@ is set once, in `tests/compat/versions.properties`.
   (a formatted directory has `meta.properties`; formatting it again is refused);
 - the internal topics' replication factors are 1, and `group.initial.rebalance.delay.ms` is
   0, as pylog's default (Kafka's is 3 s), so group tests wait for neither;
+- `SAME_ON_BOTH`, given to pylog too: the tests write records with fixed CreateTime
+  timestamps of 2023, older than the default 7-day `retention.ms`, so the broker's first
+  retention check (30 s after the start, then every 5 minutes) would delete them under a
+  running test; the checks are a day apart instead, and on Kafka the first one is a day
+  after the start too (`log.initial.task.delay.ms`, a Kafka setting pylog does not have);
 - ready when a Metadata request on the client port lists the broker and a controller (the
   port opens before the broker is unfenced);
 - `stop()` sends SIGTERM (Kafka's controlled shutdown) and waits; `kill()` is SIGKILL.
@@ -62,6 +67,10 @@ TEST_JVM_FLAGS = ("-Xmx512m", "-Xms512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=
 START_SCRIPT_JVM_FLAGS = ("-Xmx1G", "-Xms1G", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
                           "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
                           "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true")
+
+
+# broker configs both brokers of the compat tests get (see the module docstring)
+SAME_ON_BOTH = {"log.retention.check.interval.ms": "86400000"}
 
 
 def classpath() -> str:
@@ -140,6 +149,8 @@ class KafkaBroker:
             "share.coordinator.state.topic.replication.factor": "1",
             "share.coordinator.state.topic.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
+            **SAME_ON_BOTH,
+            "log.initial.task.delay.ms": "86400000",
         }
         properties.update({key: str(value) for key, value in self.overrides.items()})
         return properties

@@ -29,7 +29,7 @@ from kafka import KafkaProducer
 
 from protocol.records import Compression, build_batch
 from tests.compat.compare import first_difference
-from tests.compat.reference import KafkaBroker
+from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
 from tests.integration.support import ROOT, ServeProcess, WireClient
 
 BASE_MS = 1_700_000_000_000
@@ -150,7 +150,7 @@ def twin_logs(tmp_path_factory):
     """{"pylog": data dir, "kafka": data dir, "producer_ids": {...}} after a clean stop of both."""
     root = tmp_path_factory.mktemp("twin-logs")
     (root / "pylog").mkdir()
-    pylog_server = ServeProcess(root / "pylog" / "data")
+    pylog_server = ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH)
     kafka = KafkaBroker(root / "kafka" / "data")
     try:
         pylog_server.start()

@@ -59,17 +59,15 @@ final class Clients {
 
     /**
      * A member of `group` with the classic protocol, from the earliest offset, committing only
-     * when told. Its session is long enough that a loaded 2-core machine (both brokers' JVMs
-     * and the clients) does not expire it between two polls: an unplanned rebalance would move
-     * partitions under the program's feet.
+     * when told; heartbeats every 300 ms, so that a rebalance is noticed quickly.
      */
     static KafkaConsumer<String, String> groupConsumer(String bootstrap, String group, String clientId) {
         Properties props = consumerProperties(bootstrap, clientId);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30000);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10000);
         return new KafkaConsumer<>(props);
     }
 

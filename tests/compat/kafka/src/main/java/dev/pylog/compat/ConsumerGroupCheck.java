@@ -50,7 +50,7 @@ public final class ConsumerGroupCheck {
     static final long BASE_TIMESTAMP = 1_700_000_000_000L;
     static final int PARTITIONS = 4;
     static final int PER_PARTITION = 5;
-    static final long WAIT_MS = 45000;  // generous: a loaded machine has been seen to need over 30 s
+    static final long WAIT_MS = 30000;
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
