@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml storage/_append.c | $(BIN)/python
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
@@ -21,11 +21,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/pylog serve --host localhost --port 9092 --data-dir ./pylog-data
 
-# The whole suite, then storage and the broker's unit tests again with the Python code
-# alone: what a machine without a C compiler runs (storage/_append.c is optional).
+# The whole suite (tests/compat, which needs the other toolchains, is `make compat`).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
-	PYLOG_PURE_PYTHON=1 $(BIN)/python -m pytest -q tests/storage tests/pylog
 
 # Regenerate protocol/messages and protocol/internal from Kafka's definitions, fetched once
 # from its sources jars in the Maven repository (the version is pinned in protocol/kafka_specs.py).

@@ -130,7 +130,7 @@ __all__ = [
     "BatchHeader", "Compression", "ControlType", "Record", "TimestampType",
     "build_batch", "build_control_batch", "check_magic", "compute_crc",
     "iter_batch_headers", "iter_batches", "iter_records", "read_batch_header",
-    "read_control_record", "stamp_base_offset", "stamp_log_append_time",
+    "read_control_record", "stamp_base_offset", "stamp_log_append_time", "stamp_max_timestamp",
     "stamp_partition_leader_epoch", "validate_batch",
 ]
 
@@ -459,9 +459,18 @@ def stamp_log_append_time(buf, position: int, timestamp_ms: int) -> None:
     The records keep their own timestamp deltas; readers of a LOG_APPEND_TIME batch give
     every record max_timestamp instead.
     """
+    stamp_max_timestamp(buf, position, TimestampType.LOG_APPEND_TIME, timestamp_ms)
+
+
+def stamp_max_timestamp(buf, position: int, timestamp_type: TimestampType, timestamp_ms: int) -> None:
+    """Set the batch's timestamp type and max_timestamp; recompute the CRC (both are inside it)."""
     start, end = _crc_range(buf, position)    # checks the batch is whole before writing
     attributes, = INT16.unpack_from(buf, position + ATTRIBUTES_POSITION)
-    INT16.pack_into(buf, position + ATTRIBUTES_POSITION, attributes | TIMESTAMP_TYPE_BIT)
+    if timestamp_type == TimestampType.LOG_APPEND_TIME:
+        attributes |= TIMESTAMP_TYPE_BIT
+    else:
+        attributes &= ~TIMESTAMP_TYPE_BIT
+    INT16.pack_into(buf, position + ATTRIBUTES_POSITION, attributes)
     INT64.pack_into(buf, position + MAX_TIMESTAMP_POSITION, timestamp_ms)
     with memoryview(buf) as view:
         UINT32.pack_into(buf, position + CRC_POSITION, crc32c(view[start:end]))

@@ -20,6 +20,8 @@ class BrokerError(Exception):
 
 # Checked in order: a subclass comes before its base class.
 _CODES: tuple[tuple[type[BaseException], ErrorCode], ...] = (
+    (storage_errors.InvalidTimestamp, ErrorCode.INVALID_TIMESTAMP),
+    (storage_errors.InvalidRecords, ErrorCode.INVALID_RECORD),
     (storage_errors.CorruptBatch, ErrorCode.CORRUPT_MESSAGE),
     # also magic 0/1 message sets: Produce v3+ carries only magic-2 batches, and Kafka
     # answers the others with INVALID_RECORD too
@@ -31,6 +33,9 @@ _CODES: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (storage_errors.InvalidProducerEpoch, ErrorCode.INVALID_PRODUCER_EPOCH),
     (storage_errors.OutOfOrderSequence, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER),
     (storage_errors.InvalidTxnState, ErrorCode.INVALID_TXN_STATE),
+    (storage_errors.UnsupportedCompressionType, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE),
+    # Kafka's own answer to compressed data it cannot read back (see storage/errors.py)
+    (storage_errors.UnreadableBatch, ErrorCode.UNKNOWN_SERVER_ERROR),
 )
 
 
@@ -41,3 +46,9 @@ def error_code_for(exc: BaseException) -> ErrorCode:
         if isinstance(exc, cls):
             return code
     return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+def is_known_error(exc: BaseException) -> bool:
+    """Whether `exc` is one of the failures Kafka answers with a code (as opposed to a bug,
+    which deserves its traceback in the log)."""
+    return isinstance(exc, BrokerError) or any(isinstance(exc, cls) for cls, _ in _CODES)

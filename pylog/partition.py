@@ -17,23 +17,12 @@ the partition's storage log, which is not thread-safe.
 
 from __future__ import annotations
 
-from protocol.error_codes import ErrorCode
-from protocol.primitives import INT16, INT32
-from protocol.records import (
-    ATTRIBUTES_POSITION,
-    BATCH_HEADER_SIZE,
-    BATCH_LENGTH_POSITION,
-    CONTROL_BIT,
-    LOG_OVERHEAD,
-    MIN_BATCH_LENGTH,
-    read_batch_header,
-)
-from storage.config import LONG_MAX, LogConfig
+from storage.config import LogConfig
 from storage.log import AppendInfo, Log
+from storage.log_validator import AppendOrigin
 from storage.segment import FetchResult
 
 from pylog.delayed import DataWaiters
-from pylog.errors import BrokerError
 
 
 class Partition:
@@ -74,52 +63,14 @@ class Partition:
 
     # -- produce and fetch -------------------------------------------------------------
 
-    def append(self, records, now_ms: int) -> AppendInfo:
-        """Append a produced records blob (validated, stamped, written as it came)."""
-        check_client_batches(records, now_ms, self.log.config)
-        info = self.log.append(records, now_ms=now_ms, leader_epoch=self.leader_epoch)
+    def append(self, records, now_ms: int, origin: AppendOrigin = AppendOrigin.CLIENT) -> AppendInfo:
+        """Append records as this partition's leader: Kafka's rules for a batch from
+        `origin` (storage/log_validator.py), then offsets and the leader epoch stamped in
+        place, then written as they came (or as the topic's compression.type rebuilt them)."""
+        info = self.log.append(records, now_ms=now_ms, leader_epoch=self.leader_epoch, origin=origin)
         self.waiters.notify(self.key)
         return info
 
     def read(self, fetch_offset: int, max_bytes: int, isolation_level: int, min_one_batch: bool) -> FetchResult:
         return self.log.read(fetch_offset, max_bytes, max_offset=self.visible_end(isolation_level),
                              min_one_batch=min_one_batch)
-
-
-def check_client_batches(records, now_ms: int, config: LogConfig) -> None:
-    """What a client's batches may not be, beyond the format that storage checks.
-
-    - Control batches (transaction markers) come from the transaction coordinator only.
-    - CreateTime topics may bound how far record timestamps stray from the broker's
-      clock (`message.timestamp.before.max.ms` / `.after.max.ms`), checked from the batch
-      headers: the first record's timestamp against the lower bound, the largest against
-      the upper one (Kafka looks at every record; the header is what this path reads).
-
-    The walk reads two small fields per batch (its length and attributes) and parses the
-    whole header only when timestamps are bounded; storage validates the batches next,
-    so a malformed blob simply ends the walk and is reported there.
-    """
-    bounded = not config.log_append_time and (config.message_timestamp_before_max_ms < LONG_MAX
-                                              or config.message_timestamp_after_max_ms < LONG_MAX)
-    position, end = 0, len(records)
-    while position + BATCH_HEADER_SIZE <= end:
-        attributes, = INT16.unpack_from(records, position + ATTRIBUTES_POSITION)
-        if attributes & CONTROL_BIT:
-            raise BrokerError(ErrorCode.INVALID_RECORD, "clients may not append control batches")
-        if bounded:
-            check_timestamps(read_batch_header(records, position), now_ms, config)
-        batch_length, = INT32.unpack_from(records, position + BATCH_LENGTH_POSITION)
-        if batch_length < MIN_BATCH_LENGTH:
-            return
-        position += batch_length + LOG_OVERHEAD
-
-
-def check_timestamps(header, now_ms: int, config: LogConfig) -> None:
-    if header.base_timestamp >= 0 and now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
-        raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
-                          f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms="
-                          f"{config.message_timestamp_before_max_ms} before the broker's time {now_ms}")
-    if header.max_timestamp - now_ms > config.message_timestamp_after_max_ms:
-        raise BrokerError(ErrorCode.INVALID_TIMESTAMP,
-                          f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms="
-                          f"{config.message_timestamp_after_max_ms} after the broker's time {now_ms}")

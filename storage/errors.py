@@ -7,8 +7,18 @@ Nothing here knows about the wire protocol.
     StorageError
     ├── OffsetOutOfRange        a read or a log start offset outside
     │                           [log_start_offset, log_end_offset]        [OFFSET_OUT_OF_RANGE]
-    ├── InvalidBatch            an appended batch breaks the format       [INVALID_RECORD]
-    │   └── CorruptBatch        its length or CRC-32C does not check out  [CORRUPT_MESSAGE]
+    ├── InvalidBatch            an appended batch breaks the format or a rule of
+    │   │                       storage/log_validator.py                   [INVALID_RECORD]
+    │   ├── CorruptBatch        its length or CRC-32C does not check out  [CORRUPT_MESSAGE]
+    │   └── InvalidRecords      some of its records break a rule (a key on a compacted
+    │       │                   topic); carries Kafka's record errors     [INVALID_RECORD]
+    │       └── InvalidTimestamp  ... a timestamp out of bounds among them [INVALID_TIMESTAMP]
+    ├── UnsupportedCompressionType  zstd in a Produce request older than v7
+    │                                                       [UNSUPPORTED_COMPRESSION_TYPE]
+    ├── UnreadableBatch         a batch Kafka cannot read back: an unknown codec id, data
+    │                           that does not decompress, or compressed records whose
+    │                           offsets are not 0..n-1 where it keeps the batch as it came
+    │                                                         [UNKNOWN_SERVER_ERROR, Kafka's]
     ├── RecordTooLarge          one batch is larger than max.message.bytes  [MESSAGE_TOO_LARGE]
     ├── RecordBatchTooLarge     one append is larger than segment.bytes   [RECORD_LIST_TOO_LARGE]
     ├── UnexpectedAppendOffset  a batch appended with its own offsets goes backwards
@@ -67,11 +77,39 @@ class InvalidBatch(StorageError):
 
     def __init__(self, message: str, position: int = 0):
         super().__init__(f"invalid record batch at position {position} of the append: {message}")
+        self.detail = message
         self.position = position
 
 
 class CorruptBatch(InvalidBatch):
     """A batch whose size or CRC-32C does not match its bytes; nothing was written."""
+
+
+class InvalidRecords(InvalidBatch):
+    """Records of a batch that break a per-record rule; nothing was written.
+
+    `record_errors` lists (index of the record in its batch, Kafka's message) for every
+    offending record, and `kafka_message` is the summary Kafka sends as the partition's
+    error message; the Produce response carries both (record errors from Produce v8).
+    """
+
+    def __init__(self, kafka_message: str, record_errors: list[tuple[int, str]]):
+        super().__init__(kafka_message)
+        self.kafka_message = kafka_message
+        self.record_errors = record_errors
+
+
+class InvalidTimestamp(InvalidRecords):
+    """At least one record's timestamp is outside the topic's bounds (or of the wrong type)."""
+
+
+class UnsupportedCompressionType(StorageError):
+    """A codec the request's version may not carry (zstd before Produce v7)."""
+
+
+class UnreadableBatch(StorageError):
+    """A batch whose records cannot be read back as Kafka keeps them (see the tree above);
+    Kafka answers UNKNOWN_SERVER_ERROR, and so does pylog."""
 
 
 class RecordTooLarge(StorageError):

@@ -75,7 +75,6 @@ class IndexFile:
     Not thread-safe: the broker serializes access per partition.
     """
 
-    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "path", "base_offset", "max_index_size_bytes", "writable", "_mmap", "_length",
         "_max_entries", "_entries",

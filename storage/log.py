@@ -20,36 +20,26 @@ segment, and every offset in a segment lies below the next segment's base offset
 
 Theory of operation
 -------------------
-Append. The batches arrive as the producer sent them. Each one is validated first
-(magic 2, lengths, CRC-32C, `max.message.bytes`): if any fails, the append raises and
-nothing is written. Then offsets are assigned by writing each batch's base offset in
-place (8 bytes, outside the CRC), plus the leader epoch when given and the broker's
-time when the topic uses LogAppendTime. The active segment rolls first if the append
-would not fit it (`segment.bytes`), if it is old enough (`segment.ms` minus jitter), if
-an index is full, or if the last offset would overflow its relative int32. Then all the
-bytes go to the end of the active segment in one write, and index entries are added
-every `index.interval.bytes`.
+Append. The batches arrive as the producer sent them. Every check they go through is in
+storage/log_validator.py: the format of each batch (magic 2, lengths, CRC-32C,
+`max.message.bytes`) on every append, and, on a leader's append that names its origin
+(a client's Produce or the broker's coordinator), Kafka's rules for the records: counts,
+record framing, keys on compacted topics, timestamp bounds, the topic's
+`compression.type`. If any check fails the append raises and nothing is written. Then
+offsets are assigned by writing each batch's base offset in place (8 bytes, outside the
+CRC), plus the leader epoch when given and the broker's time when the topic uses
+LogAppendTime. The active segment rolls first if the append would not fit it
+(`segment.bytes`), if it is old enough (`segment.ms` minus jitter), if an index is full,
+or if the last offset would overflow its relative int32. Then all the bytes go to the end
+of the active segment in one write, and index entries are added every
+`index.interval.bytes`.
 
 The append path runs once per produced batch, so it avoids work it can prove useless:
 the roll conditions are checked exactly only when cheap bounds, computed once per
 segment (`LogSegment.roll_bounds`), say a roll may be due; the producer state is not
 consulted when no batch carries a producer id; the headers parsed by validation are
-reused, never parsed again. In Python that still costs, per 16 KiB batch, about 1.1 us
-of validation (CRC-32C and the header checks), the write itself, and ~4 us of
-bookkeeping (an offset- and a time-index entry, roll bounds, the AppendInfo), against
-~6 us for a plain `os.write` of the same bytes (bench/storage_bench.py).
-
-The compiled append. The common case -- a leader appending one batch without a producer
-id, on a CreateTime topic, to an active segment that holds data and needs no roll, flush
-or deletion -- also exists in C, in storage/_append.c, built at install time where a C
-compiler is found. `Log.append` hands each call to it first (`compiled_append`); it does
-exactly what the Python code does for that case, or returns None having changed nothing,
-and the Python code goes on. It adds ~1.5 us to the write instead of ~5.5. The Python code
-stays the reference: the C file names the lines it mirrors, and
-tests/storage/test_compiled_append.py runs twin logs through both and compares them.
-The classes it touches (Log, LogConfig, LogSegment, the indexes, ProducerStateManager)
-declare their fields as `__slots__`, which lets the C code reach a field at a fixed offset
-instead of looking its name up. PYLOG_PURE_PYTHON=1 in the environment leaves it out.
+reused, never parsed again. The classes on this path declare their fields as
+`__slots__`, which makes each field access a little cheaper.
 
 Producer state (storage/producer_state.py). A batch with a producer id (an idempotent or
 transactional producer) is checked against what the partition knows of that producer:
@@ -88,37 +78,30 @@ reads included). Time enters as `now_ms` arguments; the log never reads the cloc
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 from bisect import bisect_right
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
-from protocol.errors import CorruptRecord, ProtocolError
 from protocol.records import (
     LOG_OVERHEAD,
     NO_PRODUCER_EPOCH,
     NO_SEQUENCE,
-    BatchHeader,
     stamp_base_offset,
     stamp_log_append_time,
     stamp_partition_leader_epoch,
-    validate_batch,
 )
 from storage import files
 from storage.checkpoint import fsync_dir
 from storage.config import LONG_MAX, LogConfig
 from storage.errors import (
-    CorruptBatch,
     DuplicateSequence,
-    InvalidBatch,
     OffsetOutOfRange,
     RecordBatchTooLarge,
-    RecordTooLarge,
     StorageError,
-    UnexpectedAppendOffset,
 )
+from storage.log_validator import AppendOrigin, analyze_batches, validate_records
 from storage.producer_state import (
     DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ProducerStateEntry,
@@ -169,7 +152,6 @@ class Log:
     access per partition.
     """
 
-    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "dir", "config", "recovery_report", "_segments", "_base_offsets", "_segment_list",
         "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
@@ -377,6 +359,7 @@ class Log:
         now_ms: int,
         leader_epoch: int | None = None,
         assign_offsets: bool = True,
+        origin: AppendOrigin | None = None,
     ) -> AppendInfo:
         """Append one or more whole batches; return where they went.
 
@@ -387,22 +370,24 @@ class Log:
         fetched) the batches keep their offsets, which must not go below the log end
         offset. `leader_epoch` is stamped into every batch when given.
 
+        `origin` (a leader's append only) names who produced the batches: a client, or
+        the broker's coordinator; their records then go through Kafka's rules
+        (storage/log_validator.py `validate_records`), which may rebuild a batch into the
+        topic's `compression.type`. Without it only the format is checked: the caller
+        vouches for the records (tests, tools, a follower).
+
         Batches with a producer id are checked against the producer state on a leader's
         append (see the module docstring); a retry of one of a producer's last five
         batches returns an AppendInfo with `duplicate=True` and the original offsets, and
         writes nothing.
 
-        Raises, before anything is written: InvalidBatch / CorruptBatch (format, CRC),
-        RecordTooLarge (a batch over max.message.bytes), RecordBatchTooLarge (the whole
-        append over segment.bytes), UnexpectedAppendOffset (follower offsets going back),
-        InvalidProducerEpoch / OutOfOrderSequence / InvalidTxnState (producer state).
+        Raises, before anything is written: InvalidBatch / CorruptBatch / InvalidRecords
+        (format, CRC, record rules), UnreadableBatch (compressed data Kafka cannot read
+        back), RecordTooLarge (a batch over max.message.bytes), RecordBatchTooLarge (the
+        whole append over segment.bytes), UnexpectedAppendOffset (follower offsets going
+        back), InvalidProducerEpoch / OutOfOrderSequence / InvalidTxnState (producer
+        state).
         """
-        if assign_offsets and compiled_append is not None:
-            # The common case, compiled (storage/_append.c): the same steps as below for
-            # one batch; None, with nothing changed, for anything else.
-            info = compiled_append(self, records, now_ms, leader_epoch)
-            if info is not None:
-                return info
         if self._closed:
             raise StorageError(f"log {self.name} is closed")
         self._last_now_ms = now_ms
@@ -412,7 +397,9 @@ class Log:
         if view.format != "B" or view.ndim != 1:
             view = view.cast("B")
         config = self.config
-        headers, with_producer_ids = self._validate(view, check_offsets=not assign_offsets)
+        headers, with_producer_ids = analyze_batches(
+            view, config, origin=origin, expected_offset=None if assign_offsets else self._log_end_offset,
+            partition=self.name)
         log_end_offset = self._log_end_offset
         if not headers:
             active = self._active
@@ -420,6 +407,11 @@ class Log:
                 log_end_offset, log_end_offset - 1, NO_TIMESTAMP, -1, -1, self._log_start_offset,
                 log_end_offset, active.base_offset, active.size_bytes, 0, 0, 0,
             )
+        if (assign_offsets or leader_epoch is not None) and view.readonly:
+            view = memoryview(bytearray(view))
+        if origin is not None and assign_offsets:
+            view, headers = validate_records(view, headers, config, origin=origin, now_ms=now_ms,
+                                             partition=self.name)
         size_bytes = view.nbytes
         if size_bytes > config.segment_bytes:
             raise RecordBatchTooLarge(size_bytes, config.segment_bytes)
@@ -436,8 +428,6 @@ class Log:
 
         # Every batch is valid: assign offsets (stamping them in place), collect what the
         # indexes need per batch as (base offset, last offset, max timestamp, size).
-        if (assign_offsets or leader_epoch is not None) and view.readonly:
-            view = memoryview(bytearray(view))
         first_offset = log_end_offset if assign_offsets else headers[0][1].base_offset
         next_offset = first_offset
         batches: list[tuple[int, int, int, int]] = []
@@ -502,41 +492,6 @@ class Log:
             duplicate.first_offset, duplicate.last_offset, duplicate.timestamp_ms, duplicate.last_offset,
             log_append_time_ms, self._log_start_offset, self._log_end_offset, -1, -1, 0, 0, 0, True,
         )
-
-    def _validate(self, view: memoryview, *, check_offsets: bool) -> tuple[list[tuple[int, BatchHeader]], bool]:
-        """(position, header) of every batch, all checked, and whether any of them has a
-        producer id (when none has, the producer state has nothing to check). Raises
-        before anything is written."""
-        headers: list[tuple[int, BatchHeader]] = []
-        position, end = 0, view.nbytes
-        max_message_bytes = self.config.max_message_bytes
-        expected_offset = self._log_end_offset
-        with_producer_ids = False
-        while position < end:
-            try:
-                header = validate_batch(view, position)
-            except CorruptRecord as exc:
-                raise CorruptBatch(str(exc), position) from exc
-            except ProtocolError as exc:
-                raise InvalidBatch(str(exc), position) from exc
-            size_bytes = header.batch_length + LOG_OVERHEAD
-            if size_bytes > max_message_bytes:
-                raise RecordTooLarge(size_bytes, max_message_bytes)
-            if check_offsets:
-                # A follower appends batches with the leader's offsets: they must go forward.
-                if header.base_offset < expected_offset:
-                    raise UnexpectedAppendOffset(
-                        f"batch with offsets [{header.base_offset}, {header.last_offset}] appended "
-                        f"below the expected offset {expected_offset} (log end offset "
-                        f"{self._log_end_offset})",
-                        header.base_offset, header.last_offset,
-                    )
-                expected_offset = header.next_offset
-            if header.producer_id >= 0:
-                with_producer_ids = True
-            headers.append((position, header))
-            position += size_bytes
-        return headers, with_producer_ids
 
     def _maybe_roll(
         self, size_bytes: int, max_timestamp_ms: int, first_offset: int, last_offset: int, now_ms: int
@@ -847,29 +802,3 @@ class Log:
             f"Log({self.name}, log_start_offset={self._log_start_offset}, "
             f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
         )
-
-
-def _load_compiled_append():
-    """`storage._append.append_batch`, or None where the extension was not built (no C
-    compiler at install time) or PYLOG_PURE_PYTHON is set."""
-    if os.environ.get("PYLOG_PURE_PYTHON"):
-        return None
-    try:
-        from storage import _append
-    except ImportError:
-        return None
-    from protocol.crc32c import crc32c
-    from storage.offset_index import OffsetIndex
-    from storage.time_index import TimeIndex
-
-    _append.bind(
-        Log=Log, LogConfig=LogConfig, LogSegment=LogSegment, OffsetIndex=OffsetIndex, TimeIndex=TimeIndex,
-        ProducerStateManager=ProducerStateManager, AppendInfo=AppendInfo, TimestampOffset=TimestampOffset,
-        crc32c=crc32c,
-    )
-    return _append.append_batch
-
-
-# Log.append's common case in C, or None (see "The compiled append" in the module
-# docstring). Tests and bench/ set it to None to run the Python code alone.
-compiled_append = _load_compiled_append()

@@ -110,7 +110,6 @@ class OffsetIndex(IndexFile):
     Not thread-safe: the broker serializes access per partition.
     """
 
-    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "_last_offset", "_relative_offsets", "_batch_base_offsets", "_batch_sizes",
     )

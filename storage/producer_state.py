@@ -304,7 +304,6 @@ class ProducerStateManager:
     access.
     """
 
-    # Declared fields (slots): storage/_append.c sets _map_end_offset in place.
     __slots__ = (
         "dir", "producer_id_expiration_ms", "_producers", "_view", "_snapshots", "_map_end_offset",
         "_last_snapshot_offset", "loaded_snapshot_offset",
@@ -341,7 +340,6 @@ class ProducerStateManager:
         return self._map_end_offset
 
     def update_map_end_offset(self, offset: int) -> None:
-        # (storage/_append.c does the same by setting the field itself.)
         self._map_end_offset = offset
 
     @property

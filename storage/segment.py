@@ -162,7 +162,6 @@ class LogSegment:
     Not thread-safe: the broker serializes access per partition.
     """
 
-    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "dir", "base_offset", "roll_jitter_ms", "created_ms", "index_interval_bytes",
         "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",

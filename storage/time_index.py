@@ -54,7 +54,6 @@ class TimeIndex(IndexFile):
     Not thread-safe: the broker serializes access per partition.
     """
 
-    # Declared fields (slots): storage/_append.c reads and sets some of them in place.
     __slots__ = (
         "_last_entry",
     )

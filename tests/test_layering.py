@@ -5,8 +5,9 @@
 - Neither `protocol` nor `storage` imports `pylog`.
 - `protocol` imports nothing from `storage`.
 - `storage` takes from `protocol` only the record-batch codec and what it is built on:
-  `protocol.records`, `protocol.errors`, `protocol.primitives`, `protocol.crc32c`,
-  `protocol.compression` (never the message schemas, the codec, headers or framing).
+  `protocol.records`, `protocol.record_scan`, `protocol.errors`, `protocol.primitives`,
+  `protocol.crc32c`, `protocol.compression` (never the message schemas, the codec, headers
+  or framing).
 - `protocol` is a pure codec: no event loop, sockets, threads or processes.
 - `storage` does blocking file I/O but no event loop and no network.
 
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STORAGE_MAY_IMPORT_FROM_PROTOCOL = (
     "protocol.records",
+    "protocol.record_scan",
     "protocol.errors",
     "protocol.primitives",
     "protocol.crc32c",

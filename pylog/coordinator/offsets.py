@@ -83,6 +83,7 @@ from protocol.internal.offset_commit_key import OffsetCommitKey
 from protocol.internal.offset_commit_value import OffsetCommitValue
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.records import ControlType, build_batch, iter_batch_headers, iter_records, read_control_record
+from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import BrokerError, error_code_for
@@ -311,7 +312,7 @@ class OffsetStore:
                 raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE,
                                   f"partition {self.partition_for(group_id)} of {OFFSETS_TOPIC} is missing")
             batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms)
-            partition.append(batch, now_ms)
+            partition.append(batch, now_ms, AppendOrigin.COORDINATOR)
         except Exception as exc:
             code = _append_error(exc)
             log.warning("writing %d record(s) of group %r to %s failed: %s (%s)", len(records), group_id,

@@ -1,16 +1,30 @@
 """Produce (key 0): append record batches to partitions.
 
-Per partition: the batches are validated by header (magic 2, lengths, CRC-32C, counts;
-storage does this before writing), stamped with offsets and the leader epoch in place,
-and written as they came. No record is decoded, except on compacted topics, where every
-record must have a key (Kafka refuses keyless records there with INVALID_RECORD).
+Every check a partition's records go through is in storage/log_validator.py; this handler
+calls its request-level checks and then the partition's append, and answers as Kafka
+does, in Kafka's order:
 
-acks: 0 gets no response at all; 1 and -1 (all) are answered once the append is done:
-with one replica the high watermark moves at once. Other values: INVALID_REQUIRED_ACKS.
+1. A transactional batch in a request without a transactional id fails the whole request
+   (TRANSACTIONAL_ID_AUTHORIZATION_FAILED; with one too, until pylog has a transaction
+   coordinator), and so does a record set whose first size prefix or magic byte is
+   impossible (CORRUPT_MESSAGE with Kafka's message).
+2. Per partition: an unknown topic or partition (UNKNOWN_TOPIC_OR_PARTITION); the records
+   field itself (one whole magic-2 batch, no zstd before v7); an internal topic
+   (INVALID_TOPIC_EXCEPTION: only the broker writes `__consumer_offsets`); then the append,
+   whose validation errors come back as Kafka's codes, with the record errors (v8+) and
+   the message Kafka sends for per-record errors only.
 
-An idempotent producer's retry of a batch the log already holds is a duplicate:
-storage recognises it from the producer's last five batches and pylog answers with the
-offset the batch got the first time, writing nothing.
+A failed partition answers base offset -1, and the log start offset only where Kafka
+reports it (not for a corrupt or oversized batch, nor for a request-level refusal).
+
+acks: 0 gets no response at all; when such a request fails for any partition the
+connection is closed instead, as Kafka does, so that the producer refreshes its metadata.
+1 and -1 (all) are answered once the append is done: with one replica the high watermark
+moves at once. Other values: INVALID_REQUIRED_ACKS.
+
+An idempotent producer's retry of a batch the log already holds is a duplicate: storage
+recognises it from the producer's last five batches and pylog answers with the offset the
+batch got the first time, writing nothing.
 """
 
 from __future__ import annotations
@@ -18,81 +32,121 @@ from __future__ import annotations
 import logging
 
 from protocol.error_codes import ErrorCode
-from protocol.errors import ProtocolError
 from protocol.messages import ProduceResponse
-from protocol.primitives import INT32
-from protocol.records import LOG_OVERHEAD, iter_batch_headers, iter_records
+from protocol.records import TRANSACTIONAL_BIT
 from pylog.clock import now_ms
-from pylog.errors import BrokerError, error_code_for
+from pylog.dispatch import CloseConnection
+from pylog.errors import error_code_for, is_known_error
+from pylog.metadata import INTERNAL_TOPICS
+from storage import errors as storage_errors
+from storage.log_validator import check_produce_records, first_batch_attributes
 
 log = logging.getLogger("pylog.produce")
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
+RecordError = ProduceResponse.BatchIndexAndErrorMessage
+
+# Kafka answers these without the partition's log start offset (-1).
+_NO_LOG_START_OFFSET = (storage_errors.CorruptBatch, storage_errors.RecordTooLarge,
+                        storage_errors.RecordBatchTooLarge)
 
 
 def make_handler(broker):
     async def handle(request, context):
+        version = context.api_version
         acks = request.acks
+        refusal = refuse_whole_request(request)
+        if refusal is not None:
+            code, message = refusal
+            if acks == 0:
+                raise CloseConnection(f"acks=0 produce request refused with {code.name}")
+            return answer_all(request, code, message)
         now = now_ms()
         responses = []
+        failed = []
         for topic_data in request.topic_data:
             partition_responses = []
             for data in topic_data.partition_data:
                 if acks not in (0, 1, -1):
-                    code = ErrorCode.INVALID_REQUIRED_ACKS
-                    partition_responses.append(PartitionResponse(index=data.index, error_code=code))
-                    continue
-                partition_responses.append(append_partition(broker, topic_data.name, data, request, now))
+                    result = failure(data.index, ErrorCode.INVALID_REQUIRED_ACKS)
+                else:
+                    result = append_partition(broker, topic_data.name, data, version, now)
+                if result.error_code != ErrorCode.NONE:
+                    failed.append(f"{topic_data.name}-{data.index}: {ErrorCode(result.error_code).name}")
+                partition_responses.append(result)
             responses.append(ProduceResponse.TopicProduceResponse(name=topic_data.name,
                                                                   partition_responses=partition_responses))
         if acks == 0:
+            if failed:
+                raise CloseConnection("error during an acks=0 produce request (" + ", ".join(failed) + ")")
             return None
         return ProduceResponse(responses=responses)
 
     return handle
 
 
-def append_partition(broker, topic: str, data, request, now: int) -> PartitionResponse:
+def refuse_whole_request(request) -> tuple[ErrorCode, str | None] | None:
+    """Kafka's pass over every partition's first batch before anything else."""
+    transactional = False
+    for topic_data in request.topic_data:
+        for data in topic_data.partition_data:
+            try:
+                attributes = first_batch_attributes(data.records or b"")
+            except storage_errors.CorruptBatch as exc:
+                return ErrorCode.CORRUPT_MESSAGE, exc.detail
+            transactional = transactional or bool(attributes is not None and attributes & TRANSACTIONAL_BIT)
+    if transactional:
+        # Kafka's answer without a transactional id; with one, pylog has no transaction
+        # coordinator yet, so no producer can have begun the transaction either.
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None
+    return None
+
+
+def answer_all(request, code: ErrorCode, message: str | None) -> ProduceResponse:
+    return ProduceResponse(responses=[
+        ProduceResponse.TopicProduceResponse(name=topic_data.name, partition_responses=[
+            failure(data.index, code, message=message) for data in topic_data.partition_data])
+        for topic_data in request.topic_data])
+
+
+def failure(index: int, code: ErrorCode, *, log_start_offset: int = -1, message: str | None = None,
+            record_errors=()) -> PartitionResponse:
+    return PartitionResponse(index=index, error_code=code, base_offset=-1, log_append_time_ms=-1,
+                             log_start_offset=log_start_offset, error_message=message,
+                             record_errors=[RecordError(batch_index=i, batch_index_error_message=m)
+                                            for i, m in record_errors])
+
+
+def append_partition(broker, topic: str, data, version: int, now: int) -> PartitionResponse:
     partition = broker.partition(topic, data.index)
     if partition is None:
         if topic not in broker.metadata.topics and broker.maybe_auto_create(topic) is not None:
             partition = broker.partition(topic, data.index)
         if partition is None:
-            return PartitionResponse(index=data.index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    records = data.records
-    if records is None or len(records) == 0:
-        return PartitionResponse(index=data.index, error_code=ErrorCode.INVALID_RECORD,
-                                 error_message="no record batches in the request")
-    if request.transactional_id is not None:
-        return PartitionResponse(index=data.index, error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                                 error_message="transactions are not supported yet")
-    if len(records) >= LOG_OVERHEAD and INT32.unpack_from(records, 8)[0] + LOG_OVERHEAD < len(records):
-        # Kafka: "Produce requests with version 3 are only allowed to contain exactly one record batch"
-        return PartitionResponse(index=data.index, error_code=ErrorCode.INVALID_RECORD,
-                                 error_message="a produce request carries exactly one record batch per partition")
+            return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    records = data.records or b""
     try:
-        if partition.config.compact:
-            check_keys(records)
+        batch_bytes = check_produce_records(records, version)
+    except Exception as exc:
+        return failure(data.index, error_code_for(exc))
+    if topic in INTERNAL_TOPICS:
+        return failure(data.index, ErrorCode.INVALID_TOPIC_EXCEPTION)
+    if batch_bytes < len(records):
+        records = memoryview(records)[:batch_bytes]  # a partial batch after it: Kafka drops those bytes
+    try:
         info = partition.append(records, now)
     except Exception as exc:
         code = error_code_for(exc)
-        if code == ErrorCode.UNKNOWN_SERVER_ERROR:
+        if not is_known_error(exc):
             log.exception("append to %s-%d failed", topic, data.index)
-        return PartitionResponse(index=data.index, error_code=code, error_message=str(exc),
-                                 log_start_offset=partition.log_start_offset)
+        else:
+            log.debug("append to %s-%d refused: %s", topic, data.index, exc)
+        if isinstance(exc, storage_errors.InvalidRecords):
+            return failure(data.index, code, log_start_offset=partition.log_start_offset,
+                           message=exc.kafka_message, record_errors=exc.record_errors)
+        start = -1 if isinstance(exc, _NO_LOG_START_OFFSET) else partition.log_start_offset
+        return failure(data.index, code, log_start_offset=start)
     # A retried batch the log already holds (idempotent producer) comes back as a duplicate
     # with the offsets it got the first time: the same answer, nothing written twice.
     return PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
                              log_append_time_ms=info.log_append_time_ms, log_start_offset=info.log_start_offset)
-
-
-def check_keys(records) -> None:
-    """Compacted topics keep the last record per key, so every record needs one."""
-    try:
-        for position, _ in iter_batch_headers(records):
-            for record in iter_records(records, position):
-                if record.key is None:
-                    raise BrokerError(ErrorCode.INVALID_RECORD,
-                                      "compacted topics refuse records without a key")
-    except ProtocolError:
-        pass  # the append's own validation reports the malformed batch

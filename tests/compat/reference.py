@@ -100,8 +100,13 @@ def free_port() -> int:
 
 
 def random_cluster_id() -> str:
-    """What `kafka-storage.sh random-uuid` prints: a UUID in URL-safe Base64, unpadded."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """What `kafka-storage.sh random-uuid` prints: a UUID in URL-safe Base64, unpadded, and,
+    like Kafka's Uuid.randomUuid, never starting with "-" (a command line would take it for
+    an option)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 class KafkaBroker:

@@ -1,13 +1,16 @@
-"""Produce's checks beyond the batch format, over a real socket: acks, timestamps, keys on compacted topics."""
+"""Produce over a real socket: acks, timestamps, keys on compacted topics, what is stored (max timestamp,\ncompression.type), internal topics, and acks=0 failures. (Refused batch shapes: test_produce_refusals.py.)"""
 
 import socket
+import struct
 import time
+from pathlib import Path
 
 import pytest
 
+from protocol.crc32c import crc32c
 from protocol.error_codes import ErrorCode
-from protocol.messages import ProduceRequest
-from protocol.records import build_batch
+from protocol.messages import FindCoordinatorRequest, ProduceRequest
+from protocol.records import Compression, build_batch, iter_batch_headers, iter_records, validate_batch
 from tests.pylog.wire import RawClient
 
 PRODUCE = 0
@@ -74,13 +77,74 @@ def test_log_append_time_topic_answers_with_the_broker_time(kafka_broker):
     assert result.log_append_time_ms >= before_ms
 
 
-def test_control_batches_from_clients_are_refused(kafka_broker):
-    """Transaction markers are the coordinator's to write, never a producer's."""
-    from protocol.records import ControlType, build_control_batch
+def stored_batches(kafka_broker, topic):
+    """(header, records) of every batch in the partition's log, read from its segment files."""
+    log = kafka_broker.call(lambda: kafka_broker.broker.partition(topic, 0).log)
+    data = b"".join(Path(segment.log_path).read_bytes() for segment in log.segments)
+    return [(header, list(iter_records(data, position))) for position, header in iter_batch_headers(data)]
 
-    kafka_broker.call(lambda: kafka_broker.broker.create_topic("markers", 1))
+
+def test_the_stored_max_timestamp_is_the_records_largest(kafka_broker):
+    """Kafka sets a batch's max_timestamp from its records on every leader append."""
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("max-ts", 1))
+    now_ms = int(time.time() * 1000)
+    batch = bytearray(build_batch([(b"a", b"1", (), now_ms), (b"b", b"2", (), now_ms + 500)]))
+    struct.pack_into(">q", batch, 35, now_ms - 10)  # the producer's header says otherwise...
+    struct.pack_into(">I", batch, 17, crc32c(memoryview(batch)[21:]))  # ...with a valid CRC
     client = RawClient(kafka_broker.bootstrap_servers)
-    marker = build_control_batch(ControlType.COMMIT, producer_id=7, producer_epoch=0, timestamp_ms=1)
-    result = produce(client, "markers", marker)
-    assert result.error_code == ErrorCode.INVALID_RECORD
-    assert kafka_broker.call(lambda: kafka_broker.broker.partition("markers", 0).log_end_offset) == 0
+    assert produce(client, "max-ts", bytes(batch)).error_code == ErrorCode.NONE
+    [(header, records)] = stored_batches(kafka_broker, "max-ts")
+    assert header.max_timestamp == now_ms + 500
+    validate_batch(Path(kafka_broker.call(
+        lambda: kafka_broker.broker.partition("max-ts", 0).log.active_segment.log_path)).read_bytes())
+
+
+@pytest.mark.parametrize("topic_codec, sent, stored", [
+    ("producer", Compression.LZ4, Compression.LZ4),
+    ("producer", Compression.NONE, Compression.NONE),
+    ("gzip", Compression.NONE, Compression.GZIP),
+    ("zstd", Compression.SNAPPY, Compression.ZSTD),
+    ("uncompressed", Compression.LZ4, Compression.NONE),
+    ("lz4", Compression.LZ4, Compression.LZ4),
+])
+def test_the_topics_compression_type_decides_the_stored_codec(kafka_broker, topic_codec, sent, stored):
+    topic = f"codec-{topic_codec}-{sent.name.lower()}"
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic(topic, 1, {"compression.type": topic_codec}))
+    now_ms = int(time.time() * 1000)
+    rows = [(b"k%d" % i, b"value %d" % i, (("h", b"x"),), now_ms + i) for i in range(5)] + [(None, None, (), now_ms)]
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce(client, topic, build_batch([(b"first", b"x")], timestamp_ms=now_ms, compression=sent))
+    result = produce(client, topic, build_batch(rows, compression=sent))
+    assert result.error_code == ErrorCode.NONE and result.base_offset == 1
+    batches = stored_batches(kafka_broker, topic)
+    assert [header.compression for header, _ in batches] == [stored, stored]
+    header, records = batches[1]
+    assert header.base_offset == 1 and header.records_count == 6 and header.last_offset_delta == 5
+    assert [(r.offset, r.key, r.value, r.headers, r.timestamp) for r in records] == [
+        (1 + i, key, value, headers, timestamp) for i, (key, value, headers, timestamp) in enumerate(rows)]
+
+
+def test_internal_topics_refuse_client_batches(kafka_broker):
+    """Only the group coordinator writes __consumer_offsets (Kafka: INVALID_TOPIC_EXCEPTION)."""
+    client = RawClient(kafka_broker.bootstrap_servers)
+    request = FindCoordinatorRequest(key="some-group", key_type=0)
+    assert client.request(10, 1, request).error_code == ErrorCode.NONE  # creates __consumer_offsets
+    before = kafka_broker.call(lambda: kafka_broker.broker.partition("__consumer_offsets", 0).log_end_offset)
+    result = produce(client, "__consumer_offsets", build_batch([(b"k", b"v")], timestamp_ms=int(time.time() * 1000)))
+    assert result.error_code == ErrorCode.INVALID_TOPIC_EXCEPTION and result.log_start_offset == -1
+    assert kafka_broker.call(lambda: kafka_broker.broker.partition("__consumer_offsets", 0).log_end_offset) == before
+
+
+def test_a_failed_acks_zero_produce_closes_the_connection(kafka_broker):
+    """Kafka closes the connection, so that a producer that gets no answer still learns
+    something went wrong and refreshes its metadata."""
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("acks-zero", 1, {"cleanup.policy": "compact"}))
+    client = RawClient(kafka_broker.bootstrap_servers, timeout_s=5)
+    client.send(PRODUCE, 9, produce_request("acks-zero", build_batch([(None, b"keyless")], timestamp_ms=1), acks=0))
+    with pytest.raises(ConnectionError):
+        client.read_exactly(1)
+    assert kafka_broker.call(lambda: kafka_broker.broker.partition("acks-zero", 0).log_end_offset) == 0
+    fine = RawClient(kafka_broker.bootstrap_servers, timeout_s=1)  # a good acks=0 request keeps its connection
+    fine.send(PRODUCE, 9, produce_request("acks-zero", build_batch([(b"k", b"v")], timestamp_ms=1), acks=0))
+    with pytest.raises(socket.timeout):
+        fine.read_exactly(1)

@@ -1,0 +1,183 @@
+"""Walk the records of a batch without decoding them: bytes in, a few numbers out.
+
+A broker must look at every record a producer sends (Kafka's LogValidator does): the
+count must match, every record must be well formed, records on compacted topics need a
+key, timestamps must lie within the topic's bounds. Decoding each record into an object
+(`protocol.records.iter_records`) costs several microseconds a record; this module walks
+the same bytes in one tight loop that creates no object per record and returns what the
+rules need:
+
+    RecordsScan(min_timestamp_delta, max_timestamp_delta, first_keyless_index,
+                first_out_of_order_index)
+
+The rules themselves (what a broker refuses, with which error) are not here: they belong
+to the caller (storage/log_validator.py). The record layout is documented in
+protocol/records.py ("Record layout"); each field is a zig-zag varint except the one-byte
+attributes.
+
+Two ways to read a record, because Kafka reads them two ways and a broker that answers as
+Kafka does must too:
+
+- strict (`strict_lengths=True`): a record's fields must end exactly where its length
+  prefix says. Kafka reads uncompressed records this way, and compressed ones whenever it
+  rebuilds the batch.
+- lenient (`strict_lengths=False`): the length prefix is read and ignored; the fields are
+  followed one after the other. Kafka validates a compressed batch it keeps as it came
+  this way (its "skip key and value" iterator), so a wrong length prefix inside a
+  compressed batch passes there.
+
+Either way a negative key or value length means null, a negative header count or header
+name length is an error, a field running past the end of the data is an error, and bytes
+left after the last record are an error. Errors raise `protocol.errors.InvalidRecord`
+with Kafka's wording.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from protocol.errors import InvalidRecord
+
+__all__ = ["RecordsScan", "scan_records"]
+
+
+class RecordsScan(NamedTuple):
+    """What `scan_records` found: the smallest and largest timestamp delta (0 and 0 for no
+    records), the index of the first record without a key and of the first record whose
+    offset delta is not its index (-1: none)."""
+
+    min_timestamp_delta: int
+    max_timestamp_delta: int
+    first_keyless_index: int
+    first_out_of_order_index: int
+
+
+def scan_records(data: bytes, records_count: int, *, strict_lengths: bool = True) -> RecordsScan:
+    """Walk `records_count` records laid end to end in `data` (a batch's records area, or
+    its decompressed blob), which they must fill exactly.
+
+    `data` should be `bytes`: indexing a bytes object is the cheapest way Python has to
+    read one byte, and this loop reads every varint byte by byte.
+    """
+    # Written flat, every varint's one-byte case inline: this runs for every record a
+    # producer sends. A byte b < 0x80 is a whole varint; zig-zag makes it (b >> 1) ^ -(b & 1),
+    # so an even b is the length b >> 1 and an odd one a negative number (1 is -1, null).
+    position = 0
+    end = len(data)
+    low = high = 0
+    first_keyless = first_out_of_order = -1
+    try:
+        for index in range(records_count):
+            b = data[position]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+            record_end = position + length
+            if strict_lengths and (length < 0 or record_end > end):
+                raise InvalidRecord(f"Invalid record size: expected {length} bytes of record payload, "
+                                    f"but instead the buffer has only {end - position} remaining bytes.")
+            position += 1  # attributes
+            b = data[position]
+            if b < 0x80:
+                delta = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                delta, position = _varint_rest(data, position + 1, b)
+            if index == 0:
+                low = high = delta
+            elif delta > high:
+                high = delta
+            elif delta < low:
+                low = delta
+            b = data[position]
+            if b < 0x80:
+                position += 1
+                if b != index << 1 and first_out_of_order < 0:
+                    first_out_of_order = index
+            else:
+                delta, position = _varint_rest(data, position + 1, b)
+                if delta != index and first_out_of_order < 0:
+                    first_out_of_order = index
+            b = data[position]  # key length
+            if b < 0x80:
+                position += 1
+                if b & 1:
+                    if first_keyless < 0:
+                        first_keyless = index
+                else:
+                    position += b >> 1
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+                if length > 0:
+                    position += length
+                elif first_keyless < 0:
+                    first_keyless = index
+            b = data[position]  # value length
+            if b < 0x80:
+                position += 1 if b & 1 else 1 + (b >> 1)
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+                if length > 0:
+                    position += length
+            b = data[position]  # header count
+            position += 1
+            if b:
+                position = _skip_headers(data, position, b)
+            if position != record_end:
+                if position > end:
+                    raise IndexError
+                if strict_lengths:
+                    raise InvalidRecord(f"Invalid record size: expected to read {length} bytes in record "
+                                        f"payload, but instead read {length + position - record_end}")
+    except IndexError:
+        raise InvalidRecord("Incorrect declared batch size, premature EOF reached") from None
+    if position != end:
+        if position > end:
+            raise InvalidRecord("Incorrect declared batch size, premature EOF reached")
+        raise InvalidRecord("Incorrect declared batch size, records still remaining in file")
+    return RecordsScan(low, high, first_keyless, first_out_of_order)
+
+
+def _skip_headers(data: bytes, position: int, first_byte: int) -> int:
+    """Skip a record's headers, whose count varint started with `first_byte` (already
+    consumed); return the position after them."""
+    if first_byte < 0x80:
+        count = (first_byte >> 1) ^ -(first_byte & 1)
+    else:
+        count, position = _varint_rest(data, position, first_byte)
+    if count < 0:
+        raise InvalidRecord(f"Found invalid number of record headers {count}")
+    for _ in range(count):
+        name_length, position = _varint(data, position)
+        if name_length < 0:
+            raise InvalidRecord(f"Invalid negative header key size {name_length}")
+        value_length, position = _varint(data, position + name_length)
+        if value_length > 0:
+            position += value_length
+    return position
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    b = data[position]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), position + 1
+    return _varint_rest(data, position + 1, b)
+
+
+def _varint_rest(data: bytes, position: int, first_byte: int) -> tuple[int, int]:
+    """The rest of a varint whose first byte (>= 0x80) came just before `position`:
+    (its zig-zag decoded value, the position after it). Kafka's varints take at most 10
+    bytes (a varlong)."""
+    result = first_byte & 0x7F
+    shift = 7
+    while True:
+        b = data[position]
+        position += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return (result >> 1) ^ -(result & 1), position
+        shift += 7
+        if shift > 63:
+            raise InvalidRecord("Found invalid record structure: a varint longer than 10 bytes")

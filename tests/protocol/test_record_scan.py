@@ -1,0 +1,68 @@
+"""protocol.record_scan: the numbers it returns agree with decoding every record, and each
+malformed shape fails the way the module docstring says (strict and lenient)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.errors import InvalidRecord
+from protocol.record_scan import scan_records
+from protocol.records import RECORDS_POSITION, build_batch, iter_records
+from tests.pylog.batch_shapes import record_bytes
+
+BASE_MS = 1_700_000_000_000
+
+rows = st.lists(st.tuples(
+    st.one_of(st.none(), st.binary(max_size=300)),
+    st.one_of(st.none(), st.binary(max_size=3000)),
+    st.lists(st.tuples(st.text(max_size=5), st.one_of(st.none(), st.binary(max_size=20))), max_size=3),
+    st.integers(BASE_MS - 10**9, BASE_MS + 10**9)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows)
+def test_the_numbers_match_the_decoded_records(rows):
+    batch = build_batch(rows, timestamp_ms=BASE_MS)
+    scan = scan_records(batch[RECORDS_POSITION:], len(rows))
+    records = list(iter_records(batch))
+    deltas = [record.timestamp - records[0].timestamp for record in records] if records else [0]
+    keyless = [i for i, record in enumerate(records) if record.key is None]
+    assert (scan.min_timestamp_delta, scan.max_timestamp_delta) == (min(deltas), max(deltas))
+    assert scan.first_keyless_index == (keyless[0] if keyless else -1)
+    assert scan.first_out_of_order_index == -1
+
+
+def test_offset_deltas_out_of_order_are_reported_not_refused():
+    data = record_bytes(0) + record_bytes(2) + record_bytes(1)
+    assert scan_records(data, 3).first_out_of_order_index == 1
+
+
+def test_multi_byte_varints():
+    data = record_bytes(0, timestamp_delta=-(2**40), key=bytes(200), value=bytes(70000)) + record_bytes(
+        300, timestamp_delta=2**33, headers=[(b"n" * 130, bytes(129))])
+    scan = scan_records(data, 2)
+    assert (scan.min_timestamp_delta, scan.max_timestamp_delta) == (-(2**40), 2**33)
+    assert scan.first_out_of_order_index == 1
+
+
+@pytest.mark.parametrize("data, count, strict_error, lenient_error", [
+    (record_bytes(0, length_adjust=40), 1, "expected 48 bytes of record payload", None),
+    (record_bytes(0, length_adjust=-2), 1, "expected to read 6 bytes in record payload, but instead read 8", None),
+    (record_bytes(0, header_count=-1), 1, "invalid number of record headers -1", "invalid number of record headers -1"),
+    (record_bytes(0, headers=[(b"h", b"x")]).replace(b"\x02h\x02x", b"\x01h\x02x"), 1,
+     "Invalid negative header key size -1", "Invalid negative header key size -1"),
+    (record_bytes(0) + b"\x00", 1, "records still remaining", "records still remaining"),
+    (record_bytes(0), 2, "premature EOF", "premature EOF"),
+    (record_bytes(0)[:-2], 1, "expected 8 bytes of record payload", "premature EOF"),
+    (b"\x10" + b"\xff" * 11, 1, "a varint longer than 10 bytes", "a varint longer than 10 bytes"),
+])
+def test_malformed_records(data, count, strict_error, lenient_error):
+    with pytest.raises(InvalidRecord, match=strict_error):
+        scan_records(data, count, strict_lengths=True)
+    if lenient_error is None:
+        scan_records(data, count, strict_lengths=False)
+    else:
+        with pytest.raises(InvalidRecord, match=lenient_error):
+            scan_records(data, count, strict_lengths=False)
