@@ -72,6 +72,10 @@ def scan_records(data: bytes, records_count: int, *, strict_lengths: bool = True
             if b < 0x80:
                 length = (b >> 1) ^ -(b & 1)
                 position += 1
+            elif data[position + 1] < 0x80:   # two bytes: records of 64 B to 8 KiB
+                length = (b & 0x7F) | (data[position + 1] << 7)
+                length = (length >> 1) ^ -(length & 1)
+                position += 2
             else:
                 length, position = _varint_rest(data, position + 1, b)
             record_end = position + length
@@ -117,6 +121,9 @@ def scan_records(data: bytes, records_count: int, *, strict_lengths: bool = True
             b = data[position]  # value length
             if b < 0x80:
                 position += 1 if b & 1 else 1 + (b >> 1)
+            elif data[position + 1] < 0x80:
+                length = (b & 0x7F) | (data[position + 1] << 7)
+                position += 2 if length & 1 else 2 + (length >> 1)
             else:
                 length, position = _varint_rest(data, position + 1, b)
                 if length > 0:
