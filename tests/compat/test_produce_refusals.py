@@ -1,19 +1,29 @@
-"""The batch shapes of tests/pylog/batch_shapes.py, sent to the reference Kafka.
+"""What Kafka refuses and what it stores, against the reference Kafka.
+
+The batch shapes of tests/pylog/batch_shapes.py, sent to the reference Kafka.
 
 tests/pylog/test_produce_refusals.py checks that pylog answers each shape as the shape
 says; this module checks that Kafka does too, with the same assertions, so that the
 expectations are Kafka's behaviour and not pylog's idea of it. The answers are also sent to
 pylog's session broker here and the two compared field by field (error code, log start
 offset, base offset, the record errors' indexes and the message's presence).
+
+Then one batch whose header understates its max timestamp, sent under each
+`compression.type`: what both brokers store (read back with Fetch) is compared, byte for
+byte where the stored batch is uncompressed, record for record and header field for header
+field where a compressor (whose bytes differ between Java's and pylog's libraries) is involved.
 """
 
 from __future__ import annotations
 
+import struct
 import time
 
 import pytest
 
+from protocol.crc32c import crc32c
 from protocol.messages import CreateTopicsRequest, ProduceRequest
+from protocol.records import Compression, build_batch, iter_records, read_batch_header
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 from tests.pylog.batch_shapes import shapes
@@ -60,3 +70,54 @@ def test_kafka_answers_as_the_shape_says(both, compat_table, shape):
                         f"error {answers['kafka'].error_code}", "same" if same else "differs")
     check_answer(shape, answers["kafka"], topic)
     assert summary(answers["pylog"]) == summary(answers["kafka"])
+
+
+def fetch_all(client: WireClient, topic: str) -> bytes:
+    from protocol.messages import FetchRequest
+
+    request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
+                           topics=[FetchRequest.FetchTopic(topic=topic, partitions=[
+                               FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)])])
+    data = client.request(1, 11, request).responses[0].partitions[0]
+    assert data.error_code == 0
+    return bytes(data.records or b"")
+
+
+@pytest.mark.parametrize("topic_codec, sent", [
+    ("uncompressed", Compression.LZ4), ("uncompressed", Compression.NONE), ("producer", Compression.NONE),
+    ("gzip", Compression.NONE), ("lz4", Compression.GZIP), ("zstd", Compression.SNAPPY), ("snappy", Compression.ZSTD),
+])
+def test_the_stored_batch_is_kafkas(both, compat_table, topic_codec, sent):
+    """The topic's compression.type decides the codec Kafka stores, and the max timestamp
+    is the records' largest (the header below says less): the same on pylog, byte for byte
+    where no compressor is involved, record for record where one is."""
+    topic = unique(f"stored-{topic_codec}")
+    now_ms = int(time.time() * 1000)
+    rows = [(b"k%d" % i, b"value %d" % i, (("h", b"x"),), now_ms + 7 * i) for i in range(5)] + [(None, None, (), now_ms)]
+    batch = bytearray(build_batch(rows, compression=sent, producer_id=-1))
+    struct.pack_into(">q", batch, 35, now_ms)  # max_timestamp below the records' largest
+    struct.pack_into(">I", batch, 17, crc32c(memoryview(batch)[21:]))
+    stored = {}
+    for name, broker in both.items():
+        with WireClient(broker.bootstrap_servers) as client:
+            create_topic(client, topic, {"compression.type": topic_codec})
+            assert produce(client, topic, bytes(batch), 9).error_code == 0
+            stored[name] = fetch_all(client, topic)
+    headers = {name: read_batch_header(data) for name, data in stored.items()}
+    records = {name: [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in iter_records(data)]
+               for name, data in stored.items()}
+    byte_for_byte = headers["kafka"].compression is Compression.NONE
+    same = (stored["pylog"] == stored["kafka"]) if byte_for_byte else (
+        records["pylog"] == records["kafka"] and headers["pylog"].compression == headers["kafka"].compression)
+    compat_table.record("files", f"stored batch: compression.type={topic_codec}, sent {sent.name.lower()}",
+                        headers["pylog"].compression.name.lower(), headers["kafka"].compression.name.lower(),
+                        ("same bytes" if byte_for_byte else "same records") if same else "differs")
+    expected_codec = sent if topic_codec == "producer" else (
+        Compression.NONE if topic_codec == "uncompressed" else Compression[topic_codec.upper()])
+    assert headers["kafka"].compression is expected_codec
+    assert headers["kafka"].max_timestamp == now_ms + 28
+    assert records["pylog"] == records["kafka"]
+    assert headers["pylog"].compression == headers["kafka"].compression
+    assert headers["pylog"]._replace(crc=0, batch_length=0) == headers["kafka"]._replace(crc=0, batch_length=0)
+    if byte_for_byte:
+        assert stored["pylog"] == stored["kafka"]
