@@ -204,7 +204,7 @@ class ChildMember:
     def _read(self) -> None:
         for line in self.process.stdout:
             parts = line.split()
-            if parts[:1] == ["REC"]:
+            if parts[:1] == ["REC"] and len(parts) == 3:  # a line cut short: the child was killed mid-print
                 with self.lock:
                     self.consumed.add((int(parts[1]), int(parts[2])))
             elif parts[:1] == ["ASSIGN"]:
