@@ -72,6 +72,36 @@ class Partition:
     def visible_end(self, isolation_level: int) -> int:
         return self.last_stable_offset if isolation_level == 1 else self.high_watermark
 
+    # -- leader epoch ------------------------------------------------------------------
+
+    def check_leader_epoch(self, current_leader_epoch: int) -> int:
+        """The error for a request made by a client that believes the leader is at
+        `current_leader_epoch` (-1: the client does not say, nothing to check):
+        FENCED_LEADER_EPOCH when the client is behind this leader, UNKNOWN_LEADER_EPOCH when
+        it is ahead (it knows of a leader this node has not heard of yet), else NONE."""
+        if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
+            return ErrorCode.NONE
+        if current_leader_epoch < self.leader_epoch:
+            return ErrorCode.FENCED_LEADER_EPOCH
+        return ErrorCode.UNKNOWN_LEADER_EPOCH
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) answering "where did `leader_epoch` end?", or (-1, -1)
+        (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when the log cannot tell.
+
+        The epoch history of this node is one entry: the current epoch, which began at the
+        log start offset (the first offset still on the log) and is still being written.
+          - the current epoch: it ends at the log end offset
+          - -1 (undefined) or an epoch above the current one: (-1, -1)
+          - any other epoch below the current one: the log has nothing before its first
+            epoch, so the answer is that epoch with the first epoch's start offset
+        """
+        if leader_epoch == self.leader_epoch:
+            return leader_epoch, self.log_end_offset
+        if leader_epoch == -1 or leader_epoch > self.leader_epoch:
+            return -1, -1
+        return leader_epoch, self.log_start_offset
+
     # -- produce and fetch -------------------------------------------------------------
 
     def append(self, records, now_ms: int) -> AppendInfo:

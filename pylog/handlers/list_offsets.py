@@ -15,7 +15,6 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
-from pylog.handlers.fetch import check_leader_epoch
 
 EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
@@ -38,7 +37,7 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int) -> P
     partition = broker.partition(topic, index)
     if partition is None:
         return PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    epoch_error = check_leader_epoch(partition, request.current_leader_epoch)
+    epoch_error = partition.check_leader_epoch(request.current_leader_epoch)
     if epoch_error:
         return PartitionResponse(partition_index=index, error_code=epoch_error)
     timestamp, offset = -1, -1
