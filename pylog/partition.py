@@ -36,6 +36,9 @@ from pylog.delayed import DataWaiters
 from pylog.errors import BrokerError
 
 
+NO_LEADER_EPOCH = -1   # a request's current_leader_epoch when the client does not say
+
+
 class Partition:
     def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
                  leader_epoch: int = 0):
@@ -74,12 +77,13 @@ class Partition:
 
     # -- leader epoch ------------------------------------------------------------------
 
-    def check_leader_epoch(self, current_leader_epoch: int) -> int:
+    def check_leader_epoch(self, current_leader_epoch: int | None) -> int:
         """The error for a request made by a client that believes the leader is at
-        `current_leader_epoch` (-1: the client does not say, nothing to check):
-        FENCED_LEADER_EPOCH when the client is behind this leader, UNKNOWN_LEADER_EPOCH when
-        it is ahead (it knows of a leader this node has not heard of yet), else NONE."""
-        if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
+        `current_leader_epoch` (None: the client does not say, nothing to check; which
+        raw values mean "not said" is each request's rule): FENCED_LEADER_EPOCH when the
+        client is behind this leader, UNKNOWN_LEADER_EPOCH when it is ahead (it knows of a
+        leader this node has not heard of yet), else NONE."""
+        if current_leader_epoch is None or current_leader_epoch == self.leader_epoch:
             return ErrorCode.NONE
         if current_leader_epoch < self.leader_epoch:
             return ErrorCode.FENCED_LEADER_EPOCH

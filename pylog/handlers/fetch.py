@@ -71,7 +71,9 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
     index = request.partition
     if partition is None:
         return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 0
-    epoch_error = partition.check_leader_epoch(request.current_leader_epoch)
+    # Fetch takes any negative epoch for "not said" (Kafka's FetchRequest.optionalEpoch)
+    epoch = request.current_leader_epoch
+    epoch_error = partition.check_leader_epoch(epoch if epoch >= 0 else None)
     if epoch_error:
         return failed(index, epoch_error), 0
     max_bytes = min(request.partition_max_bytes, budget)

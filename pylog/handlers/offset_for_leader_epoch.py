@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetForLeaderEpochResponse
+from pylog.partition import NO_LEADER_EPOCH
 
 EpochEndOffset = OffsetForLeaderEpochResponse.EpochEndOffset
 
@@ -33,7 +34,8 @@ def end_of_epoch(broker, topic: str, request) -> EpochEndOffset:
     partition = broker.partition(topic, request.partition)
     if partition is None:
         return EpochEndOffset(partition=request.partition, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    epoch_error = partition.check_leader_epoch(request.current_leader_epoch)
+    epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
+    epoch_error = partition.check_leader_epoch(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:
         return EpochEndOffset(partition=request.partition, error_code=epoch_error)
     leader_epoch, end_offset = partition.end_offset_for_epoch(request.leader_epoch)

@@ -126,3 +126,16 @@ def test_every_api_checks_the_current_leader_epoch_through_the_partition(kafka_b
         assert ended.topics[0].partitions[0].error_code == code, ("OffsetForLeaderEpoch", current)
     ended = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("checked", 2, 2)).topics[0].partitions[0]
     assert (ended.leader_epoch, ended.end_offset) == (2, 3)
+
+
+def test_which_negative_current_epochs_mean_not_said(kafka_broker):
+    # Fetch takes any negative epoch for "not said" (FetchRequest.optionalEpoch); ListOffsets
+    # and OffsetForLeaderEpoch only -1, so -5 is behind the leader's epoch 0: fenced.
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "negative")
+    fetched = client.request(FETCH, 12, fetch_request("negative", 0, current_leader_epoch=-5))
+    listed = client.request(LIST_OFFSETS, 7, list_offsets_request("negative", -5))
+    ended = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("negative", 0, -5))
+    assert fetched.responses[0].partitions[0].error_code == ErrorCode.NONE
+    assert listed.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
+    assert ended.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
