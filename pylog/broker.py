@@ -5,6 +5,7 @@
       ├── LogManager        storage: every partition log of log.dirs
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
       ├── DataWaiters       long-poll fetches parked until an append
+      ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
       ├── GroupCoordinator  classic consumer groups (pylog/coordinator/)
       ├── OffsetStore       committed offsets and group metadata in __consumer_offsets
       └── Dispatcher        API key -> handler, with the advertised version ranges
@@ -34,7 +35,7 @@ from storage.manager import LogManager
 from pylog.clock import now_ms
 from pylog.config import BrokerConfig
 from pylog.coordinator.coordinator import GroupCoordinator
-from pylog.coordinator.offsets import OffsetStore
+from pylog.coordinator.offsets import OFFSETS_TOPIC, OffsetStore
 from pylog.delayed import DataWaiters
 from pylog.dispatch import Api, Dispatcher
 from pylog.errors import BrokerError
@@ -54,9 +55,12 @@ from pylog.handlers import (
 )
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
+from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
 
 log = logging.getLogger("pylog.broker")
+
+TRANSACTION_STATE_TOPIC = "__transaction_state"
 
 CHECKPOINT_INTERVAL_MS = 60_000                    # log.flush.offset.checkpoint.interval.ms
 PRODUCER_EXPIRATION_CHECK_INTERVAL_MS = 600_000    # producer.id.expiration.check.interval.ms
@@ -72,6 +76,7 @@ class Broker:
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.metadata: ClusterMetadata | None = None
         self.log_manager: LogManager | None = None
+        self.producer_ids: ProducerIdManager | None = None
         self.server: Server | None = None
         self.host = ""
         self.port = 0
@@ -121,6 +126,7 @@ class Broker:
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
                                            topic_configs=topic_configs,
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms)
+        self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
                 self.delete_topic(topic.name)  # a delete interrupted by a crash
@@ -134,6 +140,11 @@ class Broker:
                                          self.config.socket_request_max_bytes)
         self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
+
+    def _largest_producer_id(self) -> int:
+        """The largest producer id any loaded partition remembers (-1: none)."""
+        return max((producer_id for partition_log in self.log_manager.logs.values()
+                    for producer_id in partition_log.producer_state), default=-1)
 
     async def stop(self) -> None:
         # First answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
@@ -223,6 +234,7 @@ class Broker:
         for index in range(topic.num_partitions):
             self.partitions.pop((name, index), None)
             self.log_manager.delete_log(name, index)
+            self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         self.log_manager.set_topic_config(name, None)
         self.metadata.remove_topic(name)
         log.info("deleted topic %s", name)
@@ -239,7 +251,24 @@ class Broker:
         self._open_partitions(topic, first, now_ms())
 
     def maybe_auto_create(self, name: str) -> TopicInfo | None:
-        """Create `name` with `num.partitions` if `auto.create.topics.enable`; None otherwise."""
+        """Create `name` if `auto.create.topics.enable`; None otherwise.
+
+        An ordinary topic gets `num.partitions`; the internal topics are created as their
+        coordinators create them (Kafka's AutoTopicCreationManager does the same), never
+        as ordinary topics, whichever request comes first."""
         if not self.config.auto_create_topics_enable or topic_name_problem(name):
             return None
+        if name == OFFSETS_TOPIC:
+            self.offset_store.ensure_topic()
+            return self.metadata.topics[name]
+        if name == TRANSACTION_STATE_TOPIC:
+            return self.create_topic(name, self.config.transaction_state_log_num_partitions,
+                                     self.transaction_topic_configs())
         return self.create_topic(name, self.config.num_partitions)
+
+    def transaction_topic_configs(self) -> dict[str, str]:
+        """`__transaction_state`'s topic configs, Kafka's TransactionStateManager's."""
+        return {"cleanup.policy": "compact", "compression.type": "uncompressed",
+                "min.insync.replicas": str(self.config.transaction_state_log_min_isr),
+                "segment.bytes": str(self.config.transaction_state_log_segment_bytes),
+                "unclean.leader.election.enable": "false"}

@@ -3,7 +3,9 @@
 A long-poll Fetch that found fewer than `min_bytes` registers a waiter on the
 partitions it reads, and sleeps until one of them gets an append or `max_wait_ms`
 passes. An append calls `notify(partition_key)`, which wakes every waiter registered on
-that key. Waking is cheap and may be spurious: the woken fetch reads again and decides.
+that key; so does deleting a topic, for each of its partitions (the woken fetch then
+answers with the partition's error instead of waiting out `max_wait_ms`). Waking is
+cheap and may be spurious: the woken fetch reads again and decides.
 
 Runs on the broker's event loop only (not thread-safe).
 """

@@ -1,21 +1,20 @@
-"""The cluster's metadata on one node: cluster id, topics, topic ids, producer id blocks.
+"""The cluster's metadata on one node: cluster id, topics, topic ids.
 
 In Kafka (KRaft) this is a replicated log of records (`TopicRecord`, `PartitionRecord`,
-`ConfigRecord`, `ProducerIdsRecord`, ...) applied to an in-memory image. A single pylog
-node keeps the same facts in small files, written atomically (temp file, fsync, rename):
+`ConfigRecord`, ...) applied to an in-memory image. A single pylog node keeps the same
+facts in small files, written atomically (temp file, fsync, rename), and the producer-id
+blocks (Kafka's `ProducerIdsRecord`) in another (pylog/producer_ids.py):
 
     <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id,
                                        directory.id
     <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count and
-                                       config overrides; plus the producer-id block
+                                       config overrides
     <log.dir>/<topic>-<p>/partition.metadata
                                        Kafka's format: "version: 0" / "topic_id: <base64>",
                                        no newline after the last line
 
 Invariants: a topic's id never changes while it exists (clients cache it); a partition
-count only grows; producer ids are handed out from a block whose end is written to disk
-before the first id of the block is used, so a restart never reuses an id (Kafka's
-`ProducerIdsRecord` does the same).
+count only grows.
 
 Crash behaviour: the JSON file is replaced whole by rename, so a crash leaves the old or
 the new version. A topic created just before a crash may have partition directories but
@@ -39,7 +38,6 @@ from pathlib import Path
 TOPICS_FILE = "pylog-topics.json"
 META_PROPERTIES = "meta.properties"
 PARTITION_METADATA = "partition.metadata"
-PRODUCER_ID_BLOCK_SIZE = 1000
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_TOPIC_NAME_LENGTH = 249
@@ -85,8 +83,6 @@ class ClusterMetadata:
         self.node_id = node_id
         self.cluster_id = ""
         self.topics: dict[str, TopicInfo] = {}
-        self._next_producer_id = 0
-        self._producer_id_block_end = 0
 
     # -- loading and saving ----------------------------------------------------------
 
@@ -101,8 +97,6 @@ class ClusterMetadata:
             for name, entry in state.get("topics", {}).items():
                 metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
                                                   dict(entry.get("configs", {})), entry.get("deleting", False))
-            metadata._producer_id_block_end = state.get("producer_id_block_end", 0)
-            metadata._next_producer_id = metadata._producer_id_block_end
         metadata._adopt_partition_dirs()
         return metadata
 
@@ -140,11 +134,13 @@ class ClusterMetadata:
             "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions, "configs": t.configs,
                                 **({"deleting": True} if t.deleting else {})}
                        for t in sorted(self.topics.values(), key=lambda t: t.name)},
-            "producer_id_block_end": self._producer_id_block_end,
         }
         _write_atomically(self.log_dir / TOPICS_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
 
     # -- topics ----------------------------------------------------------------------
+
+    def topic_by_id(self, topic_id: uuid.UUID) -> TopicInfo | None:
+        return next((topic for topic in self.topics.values() if topic.topic_id == topic_id), None)
 
     def add_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> TopicInfo:
         topic = TopicInfo(name, uuid.uuid4(), num_partitions, dict(configs))
@@ -168,16 +164,6 @@ class ClusterMetadata:
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         self.topics[name].configs = dict(configs)
         self.save()
-
-    # -- producer ids ----------------------------------------------------------------
-
-    def next_producer_id(self) -> int:
-        if self._next_producer_id >= self._producer_id_block_end:
-            self._producer_id_block_end = self._next_producer_id + PRODUCER_ID_BLOCK_SIZE
-            self.save()
-        producer_id = self._next_producer_id
-        self._next_producer_id += 1
-        return producer_id
 
 
 def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:

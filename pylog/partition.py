@@ -25,6 +25,9 @@ from storage.segment import FetchResult
 from pylog.delayed import DataWaiters
 
 
+NO_LEADER_EPOCH = -1   # a request's current_leader_epoch when the client does not say
+
+
 class Partition:
     def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
                  leader_epoch: int = 0):
@@ -60,6 +63,37 @@ class Partition:
 
     def visible_end(self, isolation_level: int) -> int:
         return self.last_stable_offset if isolation_level == 1 else self.high_watermark
+
+    # -- leader epoch ------------------------------------------------------------------
+
+    def check_leader_epoch(self, current_leader_epoch: int | None) -> int:
+        """The error for a request made by a client that believes the leader is at
+        `current_leader_epoch` (None: the client does not say, nothing to check; which
+        raw values mean "not said" is each request's rule): FENCED_LEADER_EPOCH when the
+        client is behind this leader, UNKNOWN_LEADER_EPOCH when it is ahead (it knows of a
+        leader this node has not heard of yet), else NONE."""
+        if current_leader_epoch is None or current_leader_epoch == self.leader_epoch:
+            return ErrorCode.NONE
+        if current_leader_epoch < self.leader_epoch:
+            return ErrorCode.FENCED_LEADER_EPOCH
+        return ErrorCode.UNKNOWN_LEADER_EPOCH
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) answering "where did `leader_epoch` end?", or (-1, -1)
+        (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when the log cannot tell.
+
+        The epoch history of this node is one entry: the current epoch, which began at the
+        log start offset (the first offset still on the log) and is still being written.
+          - the current epoch: it ends at the log end offset
+          - -1 (undefined) or an epoch above the current one: (-1, -1)
+          - any other epoch below the current one: the log has nothing before its first
+            epoch, so the answer is that epoch with the first epoch's start offset
+        """
+        if leader_epoch == self.leader_epoch:
+            return leader_epoch, self.log_end_offset
+        if leader_epoch == -1 or leader_epoch > self.leader_epoch:
+            return -1, -1
+        return leader_epoch, self.log_start_offset
 
     # -- produce and fetch -------------------------------------------------------------
 

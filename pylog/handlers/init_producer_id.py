@@ -1,9 +1,12 @@
 """InitProducerId (key 22): give an idempotent producer its id and epoch.
 
 kafka-python 3.x producers are idempotent by default, so this is part of the basic set.
-A new producer gets a fresh id at epoch 0. A producer that sends its current id and
-epoch (v3+, after a sequence error it cannot resolve, KIP-360) gets the same id with
-the epoch bumped, which resets its sequences; at the largest epoch it gets a new id.
+Without a transactional id every request gets a new producer id at epoch 0
+(`ProducerIdManager`, never an id handed out before), also one that carries its current
+id and epoch (v3+, after a sequence error it cannot resolve, KIP-360): such a producer
+has no state on the coordinator to bump an epoch in, so Kafka's coordinator hands it a
+fresh id too. The id and epoch must be both -1 or both set: one without the other is
+INVALID_REQUEST.
 
 Transactional producers (a non-null transactional id) need the transaction
 coordinator, which pylog does not have yet: they get COORDINATOR_NOT_AVAILABLE.
@@ -11,19 +14,32 @@ coordinator, which pylog does not have yet: they get COORDINATOR_NOT_AVAILABLE.
 
 from __future__ import annotations
 
+import logging
+
 from protocol.error_codes import ErrorCode
 from protocol.messages import InitProducerIdResponse
+from pylog.producer_ids import ProducerIdsExhausted
 
-MAX_EPOCH = 32767
+NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
+
+log = logging.getLogger("pylog.init_producer_id")
 
 
 def make_handler(broker):
     async def handle(request, context):
+        if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
+            return failed(ErrorCode.INVALID_REQUEST)
         if request.transactional_id is not None:
-            return InitProducerIdResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
-        if request.producer_id >= 0 and 0 <= request.producer_epoch < MAX_EPOCH - 1:
-            return InitProducerIdResponse(producer_id=request.producer_id,
-                                          producer_epoch=request.producer_epoch + 1)
-        return InitProducerIdResponse(producer_id=broker.metadata.next_producer_id(), producer_epoch=0)
+            return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        try:
+            producer_id = broker.producer_ids.generate()
+        except (OSError, ProducerIdsExhausted) as exc:
+            log.error("no producer id to hand out: %s", exc)
+            return failed(ErrorCode.UNKNOWN_SERVER_ERROR)
+        return InitProducerIdResponse(producer_id=producer_id, producer_epoch=0)
 
     return handle
+
+
+def failed(code: int) -> InitProducerIdResponse:
+    return InitProducerIdResponse(error_code=code, producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
-from pylog.handlers.fetch import check_leader_epoch
+from pylog.partition import NO_LEADER_EPOCH
 
 EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
@@ -38,7 +38,8 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int) -> P
     partition = broker.partition(topic, index)
     if partition is None:
         return PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    epoch_error = check_leader_epoch(partition, request.current_leader_epoch)
+    epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
+    epoch_error = partition.check_leader_epoch(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:
         return PartitionResponse(partition_index=index, error_code=epoch_error)
     timestamp, offset = -1, -1

@@ -2,38 +2,37 @@
 
 Versions: v0 asks for all topics with an empty list; v1+ with null (an empty list means
 none). Producers ask for auto-creation (`allow_auto_topic_creation`, v4+; always on
-before v4): when `auto.create.topics.enable` is set, an unknown topic is created with
-`num.partitions` and returned at once. One node leads every partition, at leader
-epoch 0, and is the only replica and the only in-sync replica.
+before v4): when `auto.create.topics.enable` is set, an unknown topic is created and
+returned at once (`Broker.maybe_auto_create`: `num.partitions`, or the internal topics'
+own partition counts and configs). One node leads every partition, at leader epoch 0,
+and is the only replica and the only in-sync replica.
+
+v12 may name topics by id (a topic id with a null name). As soon as one requested topic
+has an id, the request is answered by ids alone (Kafka ignores the names then): an
+unknown id gets UNKNOWN_TOPIC_ID with a null name and the id it asked about, listed
+before the known topics; nothing is created.
 """
 
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import MetadataResponse
-from pylog.metadata import TopicInfo, topic_name_problem
+from protocol.schema import ZERO_UUID
+from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
+
+Topic = MetadataResponse.MetadataResponseTopic
 
 
 def make_handler(broker):
     async def handle(request, context) -> MetadataResponse:
         version = context.api_version
         if request.topics is None or (version == 0 and not request.topics):
-            names = sorted(broker.metadata.topics)
-            may_create = False
+            topics = [describe_topic(broker, broker.metadata.topics[name]) for name in sorted(broker.metadata.topics)]
+        elif any(t.topic_id != ZERO_UUID for t in request.topics):
+            topics = by_topic_id(broker, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID])
         else:
-            names = [t.name for t in request.topics]
             may_create = request.allow_auto_topic_creation if version >= 4 else True
-        topics = []
-        for name in names:
-            topic = broker.metadata.topics.get(name)
-            if topic is None and may_create:
-                topic = broker.maybe_auto_create(name)
-            if topic is None:
-                code = (ErrorCode.INVALID_TOPIC_EXCEPTION if name is None or topic_name_problem(name)
-                        else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                topics.append(MetadataResponse.MetadataResponseTopic(error_code=code, name=name))
-            else:
-                topics.append(describe_topic(broker, topic))
+            topics = [by_name(broker, t.name, may_create) for t in request.topics]
         host, port = broker.advertised_address()
         return MetadataResponse(
             brokers=[MetadataResponse.MetadataResponseBroker(node_id=broker.node_id, host=host, port=port)],
@@ -45,7 +44,25 @@ def make_handler(broker):
     return handle
 
 
-def describe_topic(broker, topic: TopicInfo) -> MetadataResponse.MetadataResponseTopic:
+def by_name(broker, name: str | None, may_create: bool) -> Topic:
+    topic = broker.metadata.topics.get(name)
+    if topic is None and may_create:
+        topic = broker.maybe_auto_create(name)
+    if topic is not None:
+        return describe_topic(broker, topic)
+    code = (ErrorCode.INVALID_TOPIC_EXCEPTION if name is None or topic_name_problem(name)
+            else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    return Topic(error_code=code, name=name, is_internal=name in INTERNAL_TOPICS)
+
+
+def by_topic_id(broker, topic_ids: list) -> list[Topic]:
+    found = {topic_id: broker.metadata.topic_by_id(topic_id) for topic_id in topic_ids}
+    unknown = [Topic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=topic_id, is_internal=False)
+               for topic_id, topic in found.items() if topic is None]
+    return unknown + [describe_topic(broker, topic) for topic in found.values() if topic is not None]
+
+
+def describe_topic(broker, topic: TopicInfo) -> Topic:
     node = [broker.node_id]
     partitions = []
     for index in range(topic.num_partitions):
@@ -54,5 +71,4 @@ def describe_topic(broker, topic: TopicInfo) -> MetadataResponse.MetadataRespons
             partition_index=index, leader_id=broker.node_id,
             leader_epoch=partition.leader_epoch if partition else 0,
             replica_nodes=list(node), isr_nodes=list(node), offline_replicas=[]))
-    return MetadataResponse.MetadataResponseTopic(
-        name=topic.name, topic_id=topic.topic_id, is_internal=topic.is_internal, partitions=partitions)
+    return Topic(name=topic.name, topic_id=topic.topic_id, is_internal=topic.is_internal, partitions=partitions)

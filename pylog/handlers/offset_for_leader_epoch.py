@@ -2,16 +2,18 @@
 
 Consumers (librdkafka ≥ 2.1, kafka-python) ask this after a leader change to check that
 their position is still on the log (KIP-320). The answer is the end offset of the
-largest epoch at or below the one asked about. A single pylog node has only epoch 0,
-which began at offset 0 and is still going, so: epoch 0 ends at the log end offset;
-an epoch below 0 is unknown (-1, -1).
+largest epoch at or below the one asked about, from the partition's epoch history
+(`Partition.end_offset_for_epoch`): the current epoch ends at the log end offset, an
+epoch the log has never seen (above the current one, or -1) gets UNDEFINED_EPOCH_OFFSET
+(leader epoch -1, end offset -1). The epoch the client believes current is checked
+first (`Partition.check_leader_epoch`).
 """
 
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetForLeaderEpochResponse
-from pylog.handlers.fetch import check_leader_epoch
+from pylog.partition import NO_LEADER_EPOCH
 
 EpochEndOffset = OffsetForLeaderEpochResponse.EpochEndOffset
 
@@ -32,10 +34,9 @@ def end_of_epoch(broker, topic: str, request) -> EpochEndOffset:
     partition = broker.partition(topic, request.partition)
     if partition is None:
         return EpochEndOffset(partition=request.partition, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    epoch_error = check_leader_epoch(partition, request.current_leader_epoch)
+    epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
+    epoch_error = partition.check_leader_epoch(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:
         return EpochEndOffset(partition=request.partition, error_code=epoch_error)
-    if request.leader_epoch < 0:
-        return EpochEndOffset(partition=request.partition, leader_epoch=-1, end_offset=-1)
-    return EpochEndOffset(partition=request.partition, leader_epoch=partition.leader_epoch,
-                          end_offset=partition.log_end_offset)
+    leader_epoch, end_offset = partition.end_offset_for_epoch(request.leader_epoch)
+    return EpochEndOffset(partition=request.partition, leader_epoch=leader_epoch, end_offset=end_offset)

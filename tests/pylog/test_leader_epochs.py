@@ -85,3 +85,57 @@ def test_cluster_id_is_kept_across_restarts(tmp_path):
         assert embedded.call(lambda: embedded.broker.cluster_id) == first
     assert f"cluster.id={first}" in (tmp_path / "meta.properties").read_text()
     assert len(first) == 22
+
+
+def list_offsets_request(topic, current_leader_epoch):
+    return ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsRequest.ListOffsetsTopic(
+        name=topic, partitions=[ListOffsetsRequest.ListOffsetsPartition(
+            partition_index=0, current_leader_epoch=current_leader_epoch, timestamp=-1)])])
+
+
+def test_offset_for_leader_epoch_answers_from_the_partitions_epoch_history(kafka_broker):
+    # Kafka 4.1.1's answers on one node at leader epoch 0 (LeaderEpochFileCache.endOffsetFor):
+    # the current epoch ends at the log end offset; -1 and epochs above the current one
+    # were never seen: UNDEFINED_EPOCH_OFFSET (-1, -1); an epoch below the first known one
+    # gets that epoch with the first epoch's start offset.
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "history")
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("never-written", 1))
+    expected = {("history", -5): (-5, 0), ("history", -1): (-1, -1), ("history", 0): (0, 3),
+                ("history", 1): (-1, -1), ("history", 5): (-1, -1),
+                ("never-written", 0): (0, 0), ("never-written", 1): (-1, -1), ("never-written", -1): (-1, -1)}
+    for (topic, leader_epoch), (epoch, end_offset) in expected.items():
+        answer = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request(topic, leader_epoch, -1)).topics[0].partitions[0]
+        assert (answer.error_code, answer.leader_epoch, answer.end_offset) == (ErrorCode.NONE, epoch, end_offset), \
+            (topic, leader_epoch)
+
+
+def test_every_api_checks_the_current_leader_epoch_through_the_partition(kafka_broker):
+    # A leader at epoch 2 (one node never changes leaders; this stands in for one that did):
+    # a client at epoch 1 is fenced, one at 3 is ahead, one at 2 or not saying (-1) is served.
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "checked")
+    kafka_broker.call(lambda: setattr(kafka_broker.broker.partition("checked", 0), "leader_epoch", 2))
+    cases = {1: ErrorCode.FENCED_LEADER_EPOCH, 3: ErrorCode.UNKNOWN_LEADER_EPOCH, 2: ErrorCode.NONE, -1: ErrorCode.NONE}
+    for current, code in cases.items():
+        fetched = client.request(FETCH, 12, fetch_request("checked", 0, current_leader_epoch=current))
+        listed = client.request(LIST_OFFSETS, 7, list_offsets_request("checked", current))
+        ended = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("checked", 2, current))
+        assert fetched.responses[0].partitions[0].error_code == code, ("Fetch", current)
+        assert listed.topics[0].partitions[0].error_code == code, ("ListOffsets", current)
+        assert ended.topics[0].partitions[0].error_code == code, ("OffsetForLeaderEpoch", current)
+    ended = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("checked", 2, 2)).topics[0].partitions[0]
+    assert (ended.leader_epoch, ended.end_offset) == (2, 3)
+
+
+def test_which_negative_current_epochs_mean_not_said(kafka_broker):
+    # Fetch takes any negative epoch for "not said" (FetchRequest.optionalEpoch); ListOffsets
+    # and OffsetForLeaderEpoch only -1, so -5 is behind the leader's epoch 0: fenced.
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "negative")
+    fetched = client.request(FETCH, 12, fetch_request("negative", 0, current_leader_epoch=-5))
+    listed = client.request(LIST_OFFSETS, 7, list_offsets_request("negative", -5))
+    ended = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("negative", 0, -5))
+    assert fetched.responses[0].partitions[0].error_code == ErrorCode.NONE
+    assert listed.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
+    assert ended.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
