@@ -17,6 +17,7 @@ the partition's storage log, which is not thread-safe.
 
 from __future__ import annotations
 
+from protocol.error_codes import ErrorCode
 from storage.config import LogConfig
 from storage.log import AppendInfo, Log
 from storage.log_validator import AppendOrigin
