@@ -112,6 +112,20 @@ class OffsetCheckpointFile:
         return offsets
 
 
+def fsync_file(path: Path) -> bool:
+    """fsync a file by its path (its data, also what was written through a memory map,
+    and its length); False if it does not exist (any more)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
 def fsync_dir(path: Path) -> None:
     """fsync a directory, making the creation, rename or removal of its entries durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)

@@ -62,10 +62,24 @@ FetchResult (path, fd, position, size): the broker sends it with sendfile or one
 Nothing is decoded.
 
 Flush policy (Kafka's). By default the OS writes pages back when it likes; the log
-fsyncs a segment when it rolls (which moves the recovery point to the new segment) and
-everything on close. `flush.messages` and `flush.ms` add fsyncs after that many
-unflushed records or that much time (`maybe_flush(now_ms)`, called by the broker's
+fsyncs the segments a roll leaves behind (which moves the recovery point to the new
+segment) and everything on close. `flush.messages` and `flush.ms` add fsyncs after that
+many unflushed records or that much time (`maybe_flush(now_ms)`, called by the broker's
 housekeeping).
+
+The flush after a roll is not done by the roll, which runs inside an append: like
+Kafka's UnifiedLog.roll, which schedules it ("flush-log") on its scheduler thread, the
+roll only records that the recovery point may move up to the new base offset once the
+older segments, the new producer snapshot (written without fsync) and the directory are
+fsynced. `take_pending_flush()` hands that work out as a PendingFlush, which names files
+by path only; its `run()` may run on another thread, since it touches nothing of the Log
+and opens its own file descriptors, of inactive segments' files that nothing writes any
+more. Back on the thread that owns the log, `mark_flushed(job)` moves the recovery point
+-- not before the fsyncs have happened, and not at all if the log was truncated in
+between (the files then changed after the job named them). A crash before that leaves
+the old recovery point, from which recovery re-reads the rolled segment. Whoever owns
+the log is told of new pending work by `flush_listener(log)` (the broker runs the job in
+a thread pool); with no listener the work waits for the next `flush` or `close`.
 
 Deletion. Segments removed by truncation or by moving the log start offset are renamed
 `*.deleted` at once and their files removed `file.delete.delay.ms` later
@@ -73,16 +87,19 @@ Deletion. Segments removed by truncation or by moving the log start offset are r
 file descriptor. A crash in between leaves `.deleted` files, which the next load removes.
 
 Concurrency: not thread-safe; the broker serializes access per partition (every call,
-reads included). Time enters as `now_ms` arguments; the log never reads the clock.
+reads included). The one exception is `PendingFlush.run`, which may run on any thread
+while the log is in use (see "Flush policy"). Time enters as `now_ms` arguments; the log
+never reads the clock.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import shutil
 from bisect import bisect_right
 from pathlib import Path
-from typing import Mapping, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from protocol.records import (
     LOG_OVERHEAD,
@@ -93,7 +110,7 @@ from protocol.records import (
     stamp_partition_leader_epoch,
 )
 from storage import files
-from storage.checkpoint import fsync_dir
+from storage.checkpoint import fsync_dir, fsync_file
 from storage.config import LONG_MAX, LogConfig
 from storage.errors import (
     DuplicateSequence,
@@ -112,7 +129,9 @@ from storage.recovery import RecoveryReport, load_log
 from storage.segment import FetchResult, LogSegment, RollBounds
 from storage.time_index import NO_TIMESTAMP, TimestampOffset
 
-__all__ = ["AppendInfo", "FetchResult", "Log"]
+__all__ = ["AppendInfo", "FetchResult", "Log", "PendingFlush"]
+
+logger = logging.getLogger("storage.log")
 
 
 class AppendInfo(NamedTuple):
@@ -145,6 +164,29 @@ class AppendInfo(NamedTuple):
     duplicate: bool = False
 
 
+class PendingFlush(NamedTuple):
+    """The fsyncs a roll left to do (see "Flush policy" in the module docstring).
+
+    `run()` may be called on any thread: it opens the files by their paths, fsyncs them
+    (a file gone since, deleted or renamed, is skipped: it no longer matters), then the
+    directory. It touches no Log state; `Log.mark_flushed(job)` does that afterwards, on
+    the log's own thread.
+    """
+
+    offset: int              # the recovery point once done
+    paths: tuple[Path, ...]  # files to fsync
+    dir: Path
+    truncations: int         # the log's truncation count when the job was taken
+
+    def run(self) -> None:
+        for path in self.paths:
+            fsync_file(path)
+        try:
+            fsync_dir(self.dir)
+        except FileNotFoundError:
+            pass  # the partition was deleted meanwhile
+
+
 class Log:
     """The segmented log of one partition (see the module docstring).
 
@@ -156,7 +198,8 @@ class Log:
         "dir", "config", "recovery_report", "_segments", "_base_offsets", "_segment_list",
         "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
         "_recovery_point", "_rng", "_last_now_ms", "_last_flush_ms", "_pending_deletes",
-        "_closed", "_producer_state",
+        "_closed", "_producer_state", "_pending_flush_offset", "_unsynced_snapshots",
+        "_truncations", "flush_listener",
     )
 
     def __init__(
@@ -190,6 +233,14 @@ class Log:
         self._last_now_ms = now_ms
         self._last_flush_ms = now_ms
         self._pending_deletes: list[tuple[int, LogSegment]] = []
+        # What rolls left to fsync (see "Flush policy"): the recovery point the older
+        # segments allow once fsynced (0: nothing pending), and snapshots not fsynced yet.
+        self._pending_flush_offset = 0
+        self._unsynced_snapshots: list[Path] = []
+        self._truncations = 0
+        # Called with the log when a roll leaves a flush pending; it must only schedule
+        # the work (it runs inside the append that rolled).
+        self.flush_listener: Callable[[Log], None] | None = None
         self._closed = False
         self.recovery_report = recovery_report
         if producer_state is None:
@@ -515,9 +566,12 @@ class Log:
     def roll(self, *, now_ms: int | None = None, expected_next_offset: int | None = None) -> LogSegment:
         """Close the active segment for appends and start a new one; return it.
 
-        The new base offset is max(expected_next_offset, log end offset). The old active
-        segment gets its final time-index entry and trimmed indexes, and is fsynced:
-        the recovery point moves up to the new segment.
+        The new base offset is max(expected_next_offset, log end offset). Files left at
+        that offset by an earlier life of the log (a `.log` and its indexes that no
+        segment owns) are deleted first, as Kafka's LocalLog.roll does. The old active
+        segment gets its final time-index entry and trimmed indexes. Nothing is fsynced
+        here: the flush of the older segments, after which the recovery point is the new
+        base offset, is left pending (see "Flush policy" in the module docstring).
         """
         self._check_open()
         now_ms = self._now(now_ms)
@@ -537,9 +591,11 @@ class Log:
             )
         else:
             active.on_become_inactive()
-        for suffix in files.INDEX_FILE_SUFFIXES:
+        for suffix in files.SEGMENT_FILE_SUFFIXES:
             stale = files.segment_file_path(self.dir, new_offset, suffix)
             if stale.exists():
+                logger.warning("Newly rolled segment file %s of %s exists already; deleting it first",
+                               stale.name, self.name)
                 stale.unlink()
         segment = LogSegment(
             self.dir, new_offset, self.config, now_ms=now_ms,
@@ -548,12 +604,15 @@ class Log:
         self._segments[new_offset] = segment
         self._segments_changed()
         segment.prepare_for_appends()
-        fsync_dir(self.dir)
-        self.flush(min(new_offset, self._log_end_offset), now_ms=now_ms)
         # The producer state of every offset below the new segment: recovery of this
-        # segment can start from it.
+        # segment can start from it. Fsynced with the pending flush.
         self._producer_state.update_map_end_offset(new_offset)
-        self._producer_state.take_snapshot()
+        snapshot = self._producer_state.take_snapshot(sync=False)
+        if snapshot is not None:
+            self._unsynced_snapshots.append(snapshot)
+        self._pending_flush_offset = max(self._pending_flush_offset, min(new_offset, self._log_end_offset))
+        if self.flush_listener is not None:
+            self.flush_listener(self)
         return segment
 
     # -- read --
@@ -607,17 +666,20 @@ class Log:
 
     def offset_for_timestamp(self, timestamp_ms: int) -> TimestampOffset | None:
         """The first record at or after the log start offset whose timestamp is
-        >= `timestamp_ms`, as (its timestamp, its offset); None if every record is older.
+        >= `timestamp_ms`, as (its timestamp, its offset), searched in the first segment
+        whose largest timestamp reaches `timestamp_ms`; None if there is no such segment
+        or no such record in it.
 
-        (Kafka's ListOffsets for a real timestamp. The special timestamps -1 latest and
-        -2 earliest are the log end and log start offsets.)
+        Kafka's rule (UnifiedLog.searchOffsetInLocalLog): the segment is chosen by
+        `LogSegment.largest_timestamp_ms`, which is the `.log` file's modification time
+        for a segment whose timestamps are unknown (an empty time index), and only that
+        segment is searched. (ListOffsets for a real timestamp; the special timestamps
+        -1 latest and -2 earliest are the log end and log start offsets.)
         """
         self._check_open()
         for segment in self._segments.values():
-            if segment.max_timestamp_so_far.timestamp_ms >= timestamp_ms:
-                found = segment.find_offset_by_timestamp(timestamp_ms, self._log_start_offset)
-                if found is not None:
-                    return found
+            if segment.largest_timestamp_ms() >= timestamp_ms:
+                return segment.find_offset_by_timestamp(timestamp_ms, self._log_start_offset)
         return None
 
     # -- truncation and deletion --
@@ -632,6 +694,7 @@ class Log:
         if offset >= self._log_end_offset:
             return False
         now_ms = self._now(now_ms)
+        self._truncated()
         if self._segments.peekitem(0)[0] > offset:
             self.truncate_fully_and_start_at(offset, now_ms=now_ms)
             return True
@@ -654,6 +717,7 @@ class Log:
         """Delete every segment and start empty at `new_offset` (log start = log end)."""
         self._check_open()
         now_ms = self._now(now_ms)
+        self._truncated()
         self._remove_and_delete(list(self._segments.values()), now_ms)
         segment = LogSegment(
             self.dir, new_offset, self.config, now_ms=now_ms,
@@ -720,21 +784,80 @@ class Log:
 
     # -- flushing --
 
+    @property
+    def pending_flush_offset(self) -> int | None:
+        """The recovery point a pending flush would reach (see "Flush policy"), or None."""
+        return self._pending_flush_offset if self._pending_flush_offset > self._recovery_point else None
+
+    def take_pending_flush(self) -> PendingFlush | None:
+        """The work rolls left to do, as a PendingFlush to `run()` on any thread and then
+        give to `mark_flushed`; None when there is none. Taking it clears it: a later roll
+        leaves new work (and calls the listener again)."""
+        self._check_open()
+        offset, self._pending_flush_offset = self._pending_flush_offset, 0
+        snapshots, self._unsynced_snapshots = self._unsynced_snapshots, []
+        paths: list[Path] = list(snapshots)
+        if offset > self._recovery_point:
+            for segment in self._segments_between(self._recovery_point, offset):
+                paths += (segment.log_path, segment.offset_index_path, segment.time_index_path)
+        else:
+            offset = self._recovery_point
+        if not paths:
+            return None
+        return PendingFlush(offset, tuple(paths), self.dir, self._truncations)
+
+    def mark_flushed(self, job: PendingFlush, *, now_ms: int | None = None) -> bool:
+        """After `job.run()` returned: move the recovery point up to `job.offset`. Not if
+        the log was truncated or closed since the job was taken (False)."""
+        if self._closed or job.truncations != self._truncations:
+            return False
+        if now_ms is not None:
+            self._last_now_ms = now_ms
+            self._last_flush_ms = now_ms
+        self._recovery_point = max(self._recovery_point, min(job.offset, self._log_end_offset))
+        return True
+
+    def run_pending_flush(self, *, now_ms: int | None = None) -> bool:
+        """Take, run and mark the pending flush on this thread (for callers without a
+        thread to spare, and tests); True if the recovery point moved."""
+        job = self.take_pending_flush()
+        if job is None:
+            return False
+        before = self._recovery_point
+        job.run()
+        self.mark_flushed(job, now_ms=now_ms)
+        return self._recovery_point > before
+
+    def _segments_between(self, from_offset: int, to_offset: int) -> list[LogSegment]:
+        """The segments holding offsets in [from_offset, to_offset)."""
+        first = max(self._segments.bisect_right(from_offset) - 1, 0)
+        return [s for s in list(self._segments.values())[first:] if s.base_offset < to_offset]
+
+    def _truncated(self) -> None:
+        """Pending and running flushes may not move the recovery point any more."""
+        self._truncations += 1
+        self._pending_flush_offset = 0
+
     def flush(self, offset: int | None = None, *, now_ms: int | None = None) -> None:
         """fsync every segment holding offsets below `offset` (default: all) and move the
-        recovery point up to it."""
+        recovery point up to it. Also fsyncs the snapshots that rolls left unsynced."""
         self._check_open()
         offset = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
         if now_ms is not None:
             self._last_now_ms = now_ms
             self._last_flush_ms = now_ms
+        for path in self._unsynced_snapshots:
+            fsync_file(path)
+        if self._unsynced_snapshots:
+            self._unsynced_snapshots = []
+            fsync_dir(self.dir)
+        if offset >= self._pending_flush_offset:
+            self._pending_flush_offset = 0
         if offset <= self._recovery_point:
             return
-        first = self._segments.bisect_right(self._recovery_point) - 1
-        for segment in list(self._segments.values())[max(first, 0) :]:
-            if segment.base_offset >= offset:
-                break
+        for segment in self._segments_between(self._recovery_point, offset):
             segment.flush()
+        fsync_dir(self.dir)
         self._recovery_point = offset
 
     def maybe_flush(self, now_ms: int) -> bool:

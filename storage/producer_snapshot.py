@@ -105,8 +105,12 @@ def decode_snapshot(data) -> list[SnapshotEntry]:
     return [SnapshotEntry._make(row) for row in _ENTRY.iter_unpack(view[_HEADER.size :])]
 
 
-def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry]) -> None:
-    """Write a snapshot file atomically (temp file, fsync, rename, fsync the directory)."""
+def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry], *, sync: bool = True) -> None:
+    """Write a snapshot file atomically (temp file, fsync, rename, fsync the directory).
+
+    Without `sync` nothing is fsynced: the caller fsyncs the file and its directory
+    later (a roll leaves that to its pending flush, see storage/log.py). A crash before
+    then may leave the file torn, which its checks catch on the next load."""
     data = encode_snapshot(entries)
     temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
     fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -114,11 +118,13 @@ def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry]) -> None:
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(temp_path, path)
-    fsync_dir(path.parent)
+    if sync:
+        fsync_dir(path.parent)
 
 
 def read_snapshot_file(path: Path) -> list[SnapshotEntry]:

@@ -470,16 +470,18 @@ class ProducerStateManager:
 
     # -- snapshots --
 
-    def take_snapshot(self) -> Path | None:
+    def take_snapshot(self, *, sync: bool = True) -> Path | None:
         """Write the table, empty or not, to `<map end offset>.snapshot` if the map end
         offset has moved past the last snapshot (Kafka's rule; see the module docstring).
-        Returns the path written, or None."""
+        Returns the path written, or None. Without `sync` the file is not fsynced (see
+        `write_snapshot_file`): the caller does it."""
         offset = self._map_end_offset
         latest = self.latest_snapshot_offset
         if offset <= self._last_snapshot_offset or (latest is not None and offset <= latest):
             return None
         path = files.producer_snapshot_file_path(self.dir, offset)
-        write_snapshot_file(path, (self._producers[pid].to_snapshot_entry() for pid in sorted(self._producers)))
+        write_snapshot_file(path, (self._producers[pid].to_snapshot_entry() for pid in sorted(self._producers)),
+                            sync=sync)
         self._snapshots[offset] = path
         self._last_snapshot_offset = offset
         logger.debug("Wrote producer snapshot %s with %d producer(s)", path.name, len(self._producers))

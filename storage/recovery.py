@@ -26,8 +26,12 @@ Either way, loading first resolves files left in transit (Kafka's `LogLoader` pa
    cover: delete the originals in [lowest swap base offset, highest swap next offset),
    then rename each `.swap` to its final name.
 3. Every `.log` becomes a segment. Index files without a `.log` are deleted. A segment
-   whose `.index` or `.timeindex` is missing or has a length that is not a whole number
-   of entries is recovered (which rebuilds them).
+   whose `.timeindex` alone is missing gets an empty one, as in Kafka (LogLoader /
+   LogSegment.sanityCheck): the segment is not read for it, so its largest timestamp is
+   unknown and retention and ListOffsets by time use the `.log` file's modification
+   time instead (LogSegment.largest_timestamp_ms), until a recovery rebuilds the index.
+   A segment whose `.index` is missing, or whose index files have a length that is not
+   a whole number of entries, is recovered (which rebuilds both).
 
 Finally: if the log end offset is below the checkpointed log start offset (segment files
 deleted by hand), all segments go; an empty directory gets one empty segment at the log
@@ -76,6 +80,7 @@ class RecoveryReport:
     batches_dropped: int = 0
     segments_deleted: int = 0
     index_rebuilds: int = 0
+    time_indexes_created: int = 0
     swap_files_completed: int = 0
     stray_files_deleted: int = 0
     producer_snapshot_offset: int | None = None
@@ -90,7 +95,7 @@ class RecoveryReport:
     def changed_anything(self) -> bool:
         return bool(
             self.segments_recovered or self.dropped_data or self.index_rebuilds
-            or self.swap_files_completed or self.stray_files_deleted
+            or self.time_indexes_created or self.swap_files_completed or self.stray_files_deleted
         )
 
     def summary(self, log_end_offset: int) -> str:
@@ -100,7 +105,8 @@ class RecoveryReport:
             f"segment(s) from recovery point {self.recovery_point}, dropped "
             f"{self.bytes_truncated} bytes in {self.batches_dropped} batch(es), deleted "
             f"{self.segments_deleted} segment(s), rebuilt the indexes of "
-            f"{self.index_rebuilds} segment(s), completed {self.swap_files_completed} swap "
+            f"{self.index_rebuilds} segment(s), created {self.time_indexes_created} missing time "
+            f"index(es) empty, completed {self.swap_files_completed} swap "
             f"file(s), removed {self.stray_files_deleted} stray file(s); log end offset "
             f"{log_end_offset}"
         )
@@ -275,6 +281,11 @@ def _load_segments(
             segment = LogSegment(
                 dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
             )
+            if not segment.time_index_path.exists() and segment.offset_index_path.exists():
+                # Kafka's rule: a missing time index alone is created empty, the segment
+                # is not read (its timestamps are then unknown: see LogSegment.largest_timestamp_ms).
+                segment.time_index.resize(0)
+                report.time_indexes_created += 1
             problem = _index_file_problem(segment)
             if problem is not None:
                 report.errors.append(problem)

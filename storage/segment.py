@@ -36,6 +36,15 @@ before every append: `roll_bounds` turns the conditions into a few numbers (the 
 offset, the size, timestamp and clock below which no condition can hold) that the log
 compares inline, and it runs the exact checks only when a bound is crossed.
 
+Index entries. The offset index gets an entry for a batch when more than
+`index.interval.bytes` were appended since the previous entry (offset_index.py). The
+count of those bytes lives in memory only and starts at zero whenever the segment is
+opened, recovered or truncated, whatever the file holds after its last entry: Kafka's
+rule, which puts every entry of pylog's files where Kafka puts it, also after a restart
+(the first entry after a reopen comes one index interval after the reopen, not after
+the previous entry). `recover` rebuilds the indexes with the same rule, counting from
+the start of the file.
+
 Crash behaviour. Appends are plain `pwrite`s at the end of the file; after a crash the
 file may end with a torn batch or with garbage (zeros, if the file system extended the
 file before the data reached it). `recover` re-reads the whole segment, validates every
@@ -476,8 +485,11 @@ class LogSegment:
         return self._max_timestamp
 
     def largest_timestamp_ms(self) -> int:
-        """The segment's largest record timestamp, or the file's mtime if it has none
-        (Kafka's rule for retention by time)."""
+        """The segment's largest record timestamp, or the `.log` file's modification time
+        when it is unknown (no record timestamp, or an empty time index on a segment
+        nothing was appended to since it was opened): Kafka's
+        LogSegment.largestTimestamp, which chooses the segment that ListOffsets by
+        timestamp searches and decides retention by time."""
         timestamp = self.max_timestamp_so_far.timestamp_ms
         return timestamp if timestamp >= 0 else self.last_modified_ms()
 
@@ -564,11 +576,10 @@ class LogSegment:
         self.time_index.resize(size_bytes)
 
     def prepare_for_appends(self) -> None:
-        """Make a loaded segment the active one: preallocate its indexes and count the
-        bytes written since its last index entry."""
+        """Make a segment the active one: preallocate its indexes. The bytes counted
+        towards the next index entry are those appended by this process only (see
+        "Index entries" in the module docstring)."""
         self.resize_indexes(self.max_index_size_bytes)
-        last_entry_position = self.offset_index.last_entry().position if self.offset_index.entries else 0
-        self._bytes_since_last_index_entry = self._size_bytes - last_entry_position
 
     # -- recovery and truncation --
 
@@ -640,7 +651,6 @@ class LogSegment:
         time_index.trim_to_valid_size()
         self._max_timestamp = max_timestamp
         self._rolling_based_timestamp_ms = first_batch_timestamp
-        self._bytes_since_last_index_entry = position - last_index_entry
         return SegmentRecovery(position, truncated, valid_batches, dropped, next_offset, error)
 
     @staticmethod
@@ -677,9 +687,10 @@ class LogSegment:
             if now_ms is not None:
                 self.created_ms = now_ms
             self._rolling_based_timestamp_ms = None
-        last_entry_position = self.offset_index.last_entry().position if self.offset_index.entries else 0
-        self._bytes_since_last_index_entry = self._size_bytes - last_entry_position
-        self._max_timestamp = self._read_largest_timestamp()
+        self._bytes_since_last_index_entry = 0  # counted afresh, see "Index entries" above
+        if self.max_timestamp_so_far.timestamp_ms >= 0:
+            # (Unknown timestamps, an empty time index, stay unknown: Kafka's rule.)
+            self._max_timestamp = self._read_largest_timestamp()
         return truncated
 
     def _read_largest_timestamp(self) -> TimestampOffset:

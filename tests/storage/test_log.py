@@ -387,7 +387,9 @@ def test_flush_ms_and_default_policy(tmp_path):
     default = Log.open(tmp_path / "other-0", small_config(segment_bytes=600), now_ms=0)
     for i in range(20):
         default.append(make_batch(1, value_bytes=100, tag=i), now_ms=0)
-        # By default only a roll flushes: the recovery point is the active segment's base.
+        # By default only a roll flushes (its pending flush, run here as the broker would
+        # run it on a thread): the recovery point is the active segment's base.
+        default.run_pending_flush()
         assert default.recovery_point == default.active_segment.base_offset
     assert not default.maybe_flush(10**12)
     default.close()

@@ -16,8 +16,11 @@ Rules (one step each):
 |                      | some from idempotent producers             | producers continue their sequences  |
 | read                 | `read(offset, max_bytes, max_offset)` at a | checks the bytes, batch by batch,   |
 |                      | random offset, in range or not             | and the records of the first one    |
-| offset_for_timestamp | `offset_for_timestamp(T)`                  | brute-force scan of its records     |
-| roll                 | `roll`                                     | nothing                             |
+| offset_for_timestamp | `offset_for_timestamp(T)`                  | scan of the first segment's records |
+|                      |                                            | whose largest timestamp reaches T   |
+| roll                 | `roll` (its flush stays pending)           | nothing                             |
+| run_pending_flush    | `run_pending_flush`: recovery point moves  | nothing                             |
+|                      | to the last roll's base offset             |                                     |
 | flush / checkpoint   | `flush`; remember the recovery point as    | nothing                             |
 |                      | the manager's checkpoint would             |                                     |
 | truncate_to          | `truncate_to(offset)`                      | drops the batch holding it and all  |
@@ -42,7 +45,7 @@ after the log start offset reads back whole from its first and its last offset (
 the log start offset); reads just outside the range raise OffsetOutOfRange carrying the
 range; each segment's size is the sum of the model batches it covers; the `.log` files on
 disk are exactly the live segments (plus `.deleted` ones awaiting removal); and
-offset_for_timestamp agrees with a brute-force scan for a few timestamps.
+offset_for_timestamp agrees with a scan by Kafka's rule for a few timestamps.
 
 The configs are tiny (segments of a few KiB, an index entry every 0-512 bytes, indexes of
 a few entries, `segment.ms` of a few seconds of record time) so that rolls of every kind
@@ -211,6 +214,9 @@ class LogStateMachine(RuleBasedStateMachine):
         # What the manager's recovery-point checkpoint would hold.
         self.checkpointed_recovery_point = 0
         self.steps = 0
+        # Base offsets of segments whose time index a clean reopen found missing: the
+        # log then does not know their timestamps (see check_offset_for_timestamp).
+        self.unknown_timestamps: set[int] = set()
 
     # -- helpers --
 
@@ -347,10 +353,23 @@ class LogStateMachine(RuleBasedStateMachine):
 
     @rule()
     def roll(self):
+        recovery_point = self.log.recovery_point
         segment = self.log.roll(now_ms=self.tick())
         assert segment.base_offset == self.next_offset
         assert self.log.active_segment is segment
-        assert self.log.recovery_point == self.next_offset
+        # The roll fsyncs nothing: the recovery point waits for the pending flush.
+        assert self.log.recovery_point == recovery_point
+        expected_pending = self.next_offset if self.next_offset > recovery_point else None
+        assert self.log.pending_flush_offset == expected_pending
+
+    @rule()
+    def run_pending_flush(self):
+        """What the broker runs on a thread after a roll (also after the rolls of appends)."""
+        pending = self.log.pending_flush_offset
+        recovery_point = self.log.recovery_point
+        self.log.run_pending_flush(now_ms=self.tick())
+        assert self.log.recovery_point == (recovery_point if pending is None else pending)
+        assert self.log.pending_flush_offset is None
 
     @rule(checkpoint_only=st.booleans())
     def flush_or_checkpoint(self, checkpoint_only):
@@ -418,7 +437,11 @@ class LogStateMachine(RuleBasedStateMachine):
         report = log.recovery_report
         self.check_no_leftover_files()
         assert report.bytes_truncated == 0 and report.segments_deleted == 0, report
-        assert report.index_rebuilds == (0 if damage == "none" else 1), report
+        # A missing time index alone is created empty; a missing offset index rebuilds both.
+        assert report.index_rebuilds == (0 if damage in ("none", "delete_timeindex") else 1), report
+        assert report.time_indexes_created == (1 if damage == "delete_timeindex" else 0), report
+        if damage == "delete_timeindex":
+            self.unknown_timestamps.add(base)
         assert self.segment_bases() == bases
         assert log.recovery_point == self.next_offset
 
@@ -561,14 +584,28 @@ class LogStateMachine(RuleBasedStateMachine):
                 assert files.log_file_path(self.dir, base).name in names, f"orphan index file {name}"
 
     def check_offset_for_timestamp(self, timestamp_ms: int) -> None:
+        """Kafka's rule: only the first segment whose largest timestamp reaches T is
+        searched. A segment's largest timestamp is the largest of its model records', or
+        its `.log` file's modification time when it holds none; for a segment whose time
+        index was deleted (and so is unknown to the log) it is what the log says."""
+        segments = self.log.segments
+        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
         expected = None
-        for batch in self.visible_batches():
-            for record in batch.records:
+        for segment, bound in zip(segments, bounds):
+            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
+            if segment.base_offset in self.unknown_timestamps:
+                largest_ms = segment.largest_timestamp_ms()
+            else:
+                largest_ms = max((r.timestamp for b in inside for r in b.records), default=-1)
+                if largest_ms < 0:
+                    largest_ms = segment.last_modified_ms()
+            if largest_ms < timestamp_ms:
+                continue
+            for record in (r for b in inside for r in b.records):
                 if record.offset >= self.log_start_offset and record.timestamp >= timestamp_ms:
                     expected = TimestampOffset(record.timestamp, record.offset)
                     break
-            if expected is not None:
-                break
+            break
         assert self.log.offset_for_timestamp(timestamp_ms) == expected, f"timestamp {timestamp_ms}"
 
     # -- invariants --
@@ -656,10 +693,12 @@ def test_unclean_open_reads_nothing_below_the_recovery_point(tmp_path, monkeypat
     batch = build_batch([(None, b"v" * 1000, (), BASE_TIME_MS)] * 15)
     while log.num_segments < 9 or log.active_segment.size_bytes < 32 * 1024:
         log.append(bytearray(batch), now_ms=BASE_TIME_MS)
+    active = log.active_segment
+    assert log.recovery_point < active.base_offset  # rolls leave their flush pending...
+    log.run_pending_flush()
     recovery_point = log.recovery_point
     end_offset = log.log_end_offset
-    active = log.active_segment
-    assert recovery_point == active.base_offset  # the last roll fsynced everything before it
+    assert recovery_point == active.base_offset  # ...which fsyncs everything before the last roll
     older = {segment.log_path.name for segment in log.segments[:-1]}
     log.close_handlers()  # an unclean stop: no flush, no marker
 

@@ -4,12 +4,15 @@ bytes, missing or corrupt index files, leftover .swap / .cleaned / .deleted file
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 
 import pytest
 
 from protocol.records import iter_batch_headers, stamp_base_offset
 from storage.log import Log
+from storage.segment import LogSegment
+from storage.time_index import TimestampOffset
 from tests.storage.builders import make_batch, read_offset_index, read_time_index, records_of, small_config
 
 CONFIG = small_config(segment_bytes=2000, index_interval_bytes=150)
@@ -146,22 +149,72 @@ def test_flipped_byte_mid_log_truncates_there_and_deletes_later_segments(tmp_pat
     log.close()
 
 
-@pytest.mark.parametrize("which", [".index", ".timeindex", "both"])
-def test_missing_index_files_are_rebuilt(tmp_path, which):
+@pytest.mark.parametrize("which", [".index", "both"])
+def test_a_missing_offset_index_rebuilds_both_indexes(tmp_path, which):
+    """Kafka's LogLoader recovers a segment whose offset index is missing."""
     dir = tmp_path / "t-0"
     build_log(dir)
     index = segment_files(dir, ".index")[1]
     time_index = segment_files(dir, ".timeindex")[1]
     original = (index.read_bytes(), time_index.read_bytes())
-    if which in (".index", "both"):
-        index.unlink()
-    if which in (".timeindex", "both"):
+    index.unlink()
+    if which == "both":
         time_index.unlink()
     log = reopen(dir, clean=True)
     assert log.recovery_report.index_rebuilds == 1
+    assert log.recovery_report.time_indexes_created == 0
     assert offsets(log) == list(range(240))
     log.close()
     assert (index.read_bytes(), time_index.read_bytes()) == original
+
+
+def test_a_missing_time_index_alone_is_created_empty_and_the_segment_not_read(tmp_path, monkeypatch):
+    """Kafka (LogLoader.loadSegmentFiles, LogSegment.sanityCheck) creates an empty time
+    index and does not recover the segment; its timestamps are then unknown, so the
+    segment's largest timestamp is its `.log` file's modification time."""
+    dir = tmp_path / "t-0"
+    build_log(dir)
+    time_index = segment_files(dir, ".timeindex")[1]
+    index = segment_files(dir, ".index")[1]
+    original_index = index.read_bytes()
+    time_index.unlink()
+    recovered = []
+    monkeypatch.setattr(LogSegment, "recover", lambda self: recovered.append(self.base_offset))
+    log = reopen(dir, clean=True)
+    assert recovered == []
+    report = log.recovery_report
+    assert (report.index_rebuilds, report.time_indexes_created) == (0, 1)
+    assert time_index.exists() and time_index.stat().st_size == 0
+    assert offsets(log) == list(range(240))
+    second = log.segments[1]
+    os.utime(second.log_path, ns=(0, 5_000_000 * 1_000_000))
+    assert second.max_timestamp_so_far.timestamp_ms == -1
+    assert second.largest_timestamp_ms() == 5_000_000
+    log.close()
+    assert time_index.stat().st_size == 0 and index.read_bytes() == original_index
+
+
+def test_timestamp_lookups_choose_the_segment_by_its_modification_time_when_its_timestamps_are_unknown(tmp_path):
+    """ListOffsets by timestamp searches only the first segment whose largest timestamp
+    reaches the target (Kafka's UnifiedLog.searchOffsetInLocalLog), and that is the
+    file's modification time for a segment without a time index."""
+    dir = tmp_path / "t-0"
+    build_log(dir)
+    segment_files(dir, ".timeindex")[1].unlink()
+    log = reopen(dir, clean=True)
+    first, second, third = log.segments[:3]
+    in_second = TimestampOffset(1000 + second.base_offset // 2, second.base_offset)  # 2 records a batch
+    in_third = TimestampOffset(1000 + third.base_offset // 2, third.base_offset)
+    assert log.offset_for_timestamp(in_second.timestamp_ms) == in_second  # mtime is now: searched
+    # Modified long ago: the segment is passed over, as if every record in it were older.
+    os.utime(second.log_path, ns=(0, 1_000 * 1_000_000))
+    assert log.offset_for_timestamp(in_second.timestamp_ms) == in_third
+    # Modified later than every record: it is searched for every target, and a target
+    # past its records finds nothing, although the next segment holds one.
+    os.utime(second.log_path, ns=(0, 10**7 * 1_000_000))
+    assert log.offset_for_timestamp(in_third.timestamp_ms) is None
+    assert log.offset_for_timestamp(1000) == TimestampOffset(1000, 0)  # the first segment knows its own
+    log.close()
 
 
 def test_misshapen_index_file_is_rebuilt(tmp_path):
