@@ -3,6 +3,7 @@
     Broker(config)
       ├── ClusterMetadata   cluster id, topics (id, partition count, config overrides)
       ├── LogManager        storage: every partition log of log.dirs
+      ├── LogFlusher        the fsyncs segment rolls leave pending, run on a thread
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
       ├── DataWaiters       long-poll fetches parked until an append
       ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
@@ -19,7 +20,9 @@ Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
 
 Everything runs on one asyncio event loop: handlers call into partitions and storage
-directly, so the loop serializes access to each log (storage is not thread-safe).
+directly, so the loop serializes access to each log (storage is not thread-safe). The
+one thing done on other threads is the fsync of the segments a roll closed
+(pylog/log_flusher.py), which touches files by path only, not the Log.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from pylog.handlers import (
     produce,
     topics as topic_handlers,
 )
+from pylog.log_flusher import LogFlusher
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
 from pylog.producer_ids import ProducerIdManager
@@ -81,6 +85,7 @@ class Broker:
         self.host = ""
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
+        self.log_flusher = LogFlusher()
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
@@ -125,7 +130,8 @@ class Broker:
                          for t in self.metadata.topics.values() if t.configs}
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
                                            topic_configs=topic_configs,
-                                           producer_id_expiration_ms=self.config.producer_id_expiration_ms)
+                                           producer_id_expiration_ms=self.config.producer_id_expiration_ms,
+                                           flush_listener=self.log_flusher.schedule)
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
@@ -156,6 +162,7 @@ class Broker:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
+        await self.log_flusher.stop()
         if self.log_manager is not None:
             self.log_manager.close()
             self.log_manager = None

@@ -18,7 +18,10 @@ Shutdown (`close`): fsync and close every log, write both checkpoints (recovery 
 log end offset), and write the clean-shutdown marker last, fsynced. A crash anywhere
 before the marker is durable means the next start recovers.
 
-The broker calls `write_checkpoints` periodically (Kafka's
+Rolls leave the fsync of the segments they close pending: each Log tells
+`flush_listener` (the broker runs the work on a thread; see "Flush policy" in
+storage/log.py), and the recovery points written by the checkpoints move only once that
+is done. The broker calls `write_checkpoints` periodically (Kafka's
 `log.flush.offset.checkpoint.interval.ms`) and `flush_dirty_logs` / `delete_expired_files`
 / `remove_expired_producers` (every `producer.id.expiration.check.interval.ms`) from its
 housekeeping, with the current time.
@@ -36,7 +39,7 @@ import random
 import shutil
 import uuid
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from storage import files
 from storage.checkpoint import OffsetCheckpointFile, fsync_dir
@@ -66,6 +69,7 @@ class LogManager:
         had_clean_shutdown: bool,
         rng: random.Random,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        flush_listener: Callable[[Log], None] | None = None,
     ):
         """Use `LogManager.open`."""
         self.data_dir = Path(data_dir)
@@ -74,6 +78,7 @@ class LogManager:
         self.had_clean_shutdown = had_clean_shutdown
         self._rng = rng
         self.producer_id_expiration_ms = producer_id_expiration_ms
+        self.flush_listener = flush_listener
         self._logs: dict[TopicPartition, Log] = {}
         self._closed = False
         self._recovery_points = OffsetCheckpointFile(self.data_dir / files.RECOVERY_POINT_CHECKPOINT_FILE_NAME)
@@ -89,16 +94,18 @@ class LogManager:
         topic_configs: Mapping[str, LogConfig] | None = None,
         rng: random.Random | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        flush_listener: Callable[[Log], None] | None = None,
     ) -> LogManager:
         """Open (creating if needed) a data directory and every partition log in it.
-        `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`."""
+        `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`;
+        `flush_listener` becomes every log's (see "Flush policy" in storage/log.py)."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         marker = data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
         manager = cls(
             data_dir, default_config or LogConfig(), topic_configs,
             had_clean_shutdown=marker.exists(), rng=rng or random.Random(),
-            producer_id_expiration_ms=producer_id_expiration_ms,
+            producer_id_expiration_ms=producer_id_expiration_ms, flush_listener=flush_listener,
         )
         recovery_points = manager._read_checkpoint(manager._recovery_points)
         log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
@@ -117,7 +124,7 @@ class LogManager:
                 topic_partition = files.parse_log_dir_name(name)
             except ValueError:
                 continue
-            manager._logs[topic_partition] = Log.open(
+            manager._logs[topic_partition] = partition_log = Log.open(
                 Path(entry.path),
                 manager.config_for(topic_partition[0]),
                 now_ms=now_ms,
@@ -127,6 +134,7 @@ class LogManager:
                 rng=manager._rng,
                 producer_id_expiration_ms=producer_id_expiration_ms,
             )
+            partition_log.flush_listener = flush_listener
         if marker.exists():
             marker.unlink()
             fsync_dir(data_dir)
@@ -178,6 +186,7 @@ class LogManager:
                 producer_id_expiration_ms=self.producer_id_expiration_ms,
             )
             fsync_dir(self.data_dir)
+            log.flush_listener = self.flush_listener
             self._logs[(topic, partition)] = log
         return log
 
