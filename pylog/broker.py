@@ -12,9 +12,10 @@
       └── Dispatcher        API key -> handler, with the advertised version ranges
 
 Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
-stop), binds the listener (port 0 picks a free port) and starts housekeeping; `await
-stop()` stops accepting, lets answered requests finish, flushes and checkpoints every
-log and writes the clean-shutdown marker.
+stop, moving stray logs aside: directories of topics or topic ids the metadata does not
+have, see pylog/metadata.py), binds the listener (port 0 picks a free port) and starts
+housekeeping; `await stop()` stops accepting, lets answered requests finish, flushes and checkpoints every
+log and writes the clean-shutdown marker with this start's broker epoch.
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
@@ -131,7 +132,8 @@ class Broker:
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
                                            topic_configs=topic_configs,
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms,
-                                           flush_listener=self.log_flusher.schedule)
+                                           flush_listener=self.log_flusher.schedule,
+                                           is_stray=lambda tp, path: self.metadata.stray_reason(*tp, path))
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
@@ -164,7 +166,7 @@ class Broker:
             self._housekeeping = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
-            self.log_manager.close()
+            self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
             self.log_manager = None
 
     async def _housekeep(self) -> None:

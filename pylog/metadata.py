@@ -8,19 +8,29 @@ blocks (Kafka's `ProducerIdsRecord`) in another (pylog/producer_ids.py):
     <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id,
                                        directory.id
     <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count and
-                                       config overrides
+                                       config overrides; plus the last broker epoch
     <log.dir>/<topic>-<p>/partition.metadata
                                        Kafka's format: "version: 0" / "topic_id: <base64>",
                                        no newline after the last line
 
 Invariants: a topic's id never changes while it exists (clients cache it); a partition
-count only grows.
+count only grows. The broker epoch grows at every start, crashes included: in Kafka
+(KRaft) it is the offset of the broker's registration record in the metadata log, new at
+every start, and what a clean shutdown writes into `.kafka_cleanshutdown`; here `load`
+takes the saved one plus one and saves it.
+
+Which partition directories the broker hosts (`stray_reason`): those of a known topic,
+below its partition count, whose `partition.metadata` names the topic's id. Any other
+is a stray log, which the log manager moves aside (Kafka 4's `isStrayKraftReplica`: a
+log without a topic id, or whose topic id and partition the metadata does not have).
+So a directory of a topic deleted while its files could not be removed, or left by an
+earlier topic of the same name, never becomes the new topic's log.
 
 Crash behaviour: the JSON file is replaced whole by rename, so a crash leaves the old or
-the new version. A topic created just before a crash may have partition directories but
-no entry; `load` adopts such directories as topics with default configs. A topic being
-deleted is marked `deleting` before its logs go and removed after: a crash in between
-leaves the mark, and the broker finishes the delete at its next start.
+the new version. A topic is saved before its partition directories are created, so a
+crash during creation leaves no directory without an entry. A topic being deleted is
+marked `deleting` before its logs go and removed after: a crash in between leaves the
+mark, and the broker finishes the delete at its next start.
 
 Concurrency: owned by the broker's event loop; not thread-safe.
 """
@@ -74,7 +84,7 @@ class TopicInfo:
 
 def random_kafka_uuid() -> str:
     """A Kafka Uuid as Kafka prints it: 22 characters of base64url, like `kafka-storage random-uuid`."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    return kafka_uuid_text(uuid.uuid4())
 
 
 class ClusterMetadata:
@@ -83,6 +93,7 @@ class ClusterMetadata:
         self.node_id = node_id
         self.cluster_id = ""
         self.topics: dict[str, TopicInfo] = {}
+        self.broker_epoch = 0
 
     # -- loading and saving ----------------------------------------------------------
 
@@ -97,7 +108,9 @@ class ClusterMetadata:
             for name, entry in state.get("topics", {}).items():
                 metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
                                                   dict(entry.get("configs", {})), entry.get("deleting", False))
-        metadata._adopt_partition_dirs()
+            metadata.broker_epoch = state.get("broker_epoch", 0)
+        metadata.broker_epoch += 1  # this start's registration
+        metadata.save()
         return metadata
 
     def _load_meta_properties(self, cluster_id: str | None) -> None:
@@ -113,27 +126,12 @@ class ClusterMetadata:
                     f"directory.id={random_kafka_uuid()}\nversion=1\n")
             _write_atomically(path, text)
 
-    def _adopt_partition_dirs(self) -> None:
-        """Partition directories without a topic entry (a crash during creation)."""
-        found: dict[str, int] = {}
-        for child in self.log_dir.iterdir():
-            match = re.match(r"^(.+)-(\d+)$", child.name)
-            if child.is_dir() and match and topic_name_problem(match.group(1)) is None:
-                found[match.group(1)] = max(found.get(match.group(1), 0), int(match.group(2)) + 1)
-        changed = False
-        for name, count in found.items():
-            if name not in self.topics:
-                topic_id = read_partition_metadata(self.log_dir / f"{name}-0") or uuid.uuid4()
-                self.topics[name] = TopicInfo(name, topic_id, count)
-                changed = True
-        if changed:
-            self.save()
-
     def save(self) -> None:
         state = {
             "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions, "configs": t.configs,
                                 **({"deleting": True} if t.deleting else {})}
                        for t in sorted(self.topics.values(), key=lambda t: t.name)},
+            "broker_epoch": self.broker_epoch,
         }
         _write_atomically(self.log_dir / TOPICS_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
 
@@ -141,6 +139,22 @@ class ClusterMetadata:
 
     def topic_by_id(self, topic_id: uuid.UUID) -> TopicInfo | None:
         return next((topic for topic in self.topics.values() if topic.topic_id == topic_id), None)
+
+    def stray_reason(self, topic: str, partition: int, partition_dir: Path) -> str | None:
+        """Why `partition_dir` (of `topic`-`partition`) is not a log this broker hosts,
+        or None when it is (see the module docstring)."""
+        info = self.topics.get(topic)
+        if info is None:
+            return f"topic {topic!r} is not in this broker's metadata"
+        if partition >= info.num_partitions:
+            return f"topic {topic!r} has {info.num_partitions} partition(s)"
+        topic_id = read_partition_metadata(partition_dir)
+        if topic_id is None:
+            return f"no readable topic id in its {PARTITION_METADATA}"
+        if topic_id != info.topic_id:
+            return (f"its {PARTITION_METADATA} names topic id {kafka_uuid_text(topic_id)}, "
+                    f"topic {topic!r} has id {kafka_uuid_text(info.topic_id)}")
+        return None
 
     def add_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> TopicInfo:
         topic = TopicInfo(name, uuid.uuid4(), num_partitions, dict(configs))
@@ -166,9 +180,13 @@ class ClusterMetadata:
         self.save()
 
 
+def kafka_uuid_text(value: uuid.UUID) -> str:
+    """A Uuid as Kafka prints it: 22 characters of base64url."""
+    return base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
+
+
 def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:
-    encoded = base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=")
-    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {encoded}")
+    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {kafka_uuid_text(topic_id)}")
 
 
 def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:

@@ -29,11 +29,15 @@ Suffixes appended after the normal extension mark files in transit:
 | `.deleted` | segment deletion (retention, ...)    | deletion was pending: delete it          |
 
 A partition directory whose name ends in `-delete` is a deleted partition waiting to be
-removed; `-future` and `-stray` directories belong to features pylog does not have.
+removed; one ending in `-stray` is a log the broker found but does not host (a topic it
+does not know, another topic id), moved aside and kept, as Kafka 4 does; `-future`
+directories belong to a feature pylog does not have (moving a log between data
+directories).
 """
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 LOG_FILE_SUFFIX = ".log"
@@ -133,6 +137,13 @@ def log_dir_name(topic: str, partition: int) -> str:
     if partition < 0:
         raise ValueError(f"a partition number cannot be negative: {partition}")
     return f"{topic}-{partition}"
+
+
+def log_stray_dir_name(topic: str, partition: int) -> str:
+    """Where a stray log is moved: `<topic>-<partition>.<32 hex digits>-stray`, the topic
+    cut so that the name fits 255 bytes (Kafka's LocalLog.logStrayDirName)."""
+    suffix = f"-{partition}.{uuid.uuid4().hex}{STRAY_DIR_SUFFIX}"
+    return topic[: 255 - len(suffix)] + suffix
 
 
 def parse_log_dir_name(name: str) -> tuple[str, int]:

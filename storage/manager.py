@@ -7,12 +7,20 @@
                                             past the first segment's base offset
         orders-0/  orders-1/  ...           one Log each (storage/log.py)
         orders-2.9f3c...-delete/            a deleted partition not yet removed
+        orders-7.41ab...-stray/             a log the broker does not host, kept aside
 
 Startup (`LogManager.open`): note whether `.kafka_cleanshutdown` exists, read both
 checkpoint files (a corrupt one counts as absent: recovery then starts from offset 0,
 which is slow but safe), remove leftover `-delete` directories, and open every
 `<topic>-<partition>` directory as a Log, recovering it after an unclean stop. Then the
 marker is removed: from now on a crash is an unclean stop.
+
+Stray logs (Kafka 4's LogManager.loadLog with `isStrayKraftReplica`): the caller's
+`is_stray(topic_partition, dir)` says why a partition directory is not one the broker
+hosts -- its topic is unknown, its `partition.metadata` names another topic id or none
+-- and such a directory is renamed `<topic>-<partition>.<id>-stray` and left there, not
+opened, not deleted; one WARNING line says so. Directories already named `-stray` are
+left as they are (one WARNING line each, as Kafka's "Loaded stray log").
 
 Shutdown (`close`): fsync and close every log, write both checkpoints (recovery point =
 log end offset), and write the clean-shutdown marker last, fsynced. A crash anywhere
@@ -95,10 +103,13 @@ class LogManager:
         rng: random.Random | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         flush_listener: Callable[[Log], None] | None = None,
+        is_stray: Callable[[TopicPartition, Path], str | None] | None = None,
     ) -> LogManager:
         """Open (creating if needed) a data directory and every partition log in it.
         `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`;
-        `flush_listener` becomes every log's (see "Flush policy" in storage/log.py)."""
+        `flush_listener` becomes every log's (see "Flush policy" in storage/log.py);
+        `is_stray` returns why a partition directory is a stray log, or None (see the
+        module docstring)."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         marker = data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
@@ -117,12 +128,19 @@ class LogManager:
                 logger.info("Removing partition directory %s left by an unfinished delete", name)
                 shutil.rmtree(entry.path, ignore_errors=True)
                 continue
-            if name.endswith((files.FUTURE_DIR_SUFFIX, files.STRAY_DIR_SUFFIX)):
-                logger.warning("Ignoring directory %s: future and stray logs are not supported", name)
+            if name.endswith(files.STRAY_DIR_SUFFIX):
+                logger.warning("Leaving stray log %s as it is: this broker does not host it", entry.path)
+                continue
+            if name.endswith(files.FUTURE_DIR_SUFFIX):
+                logger.warning("Ignoring directory %s: future logs are not supported", name)
                 continue
             try:
                 topic_partition = files.parse_log_dir_name(name)
             except ValueError:
+                continue
+            reason = is_stray(topic_partition, Path(entry.path)) if is_stray is not None else None
+            if reason is not None:
+                manager._move_stray_log(Path(entry.path), topic_partition, reason)
                 continue
             manager._logs[topic_partition] = partition_log = Log.open(
                 Path(entry.path),
@@ -139,6 +157,13 @@ class LogManager:
             marker.unlink()
             fsync_dir(data_dir)
         return manager
+
+    def _move_stray_log(self, dir: Path, topic_partition: TopicPartition, reason: str) -> Path:
+        stray = self.data_dir / files.log_stray_dir_name(*topic_partition)
+        os.replace(dir, stray)
+        fsync_dir(self.data_dir)
+        logger.warning("Log in %s is stray (%s): renamed to %s and kept there", dir, reason, stray)
+        return stray
 
     def _read_checkpoint(self, checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
         try:

@@ -1,7 +1,14 @@
-"""Topics across restarts: creation, deletion, and a deletion interrupted by a crash."""
+"""Topics across restarts: creation, deletion, a deletion interrupted by a crash, stray
+logs, and the broker epoch of the clean-shutdown marker."""
 
-from pylog.metadata import ClusterMetadata
+import json
+import logging
+import uuid
+
+from protocol.records import build_batch
+from pylog.metadata import ClusterMetadata, read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
+from tests.integration.support import WireClient
 
 
 def test_topics_and_ids_survive_a_restart(tmp_path):
@@ -26,3 +33,80 @@ def test_a_delete_interrupted_by_a_crash_is_finished_at_start(tmp_path):
         assert topics == ["survivor"]
         assert embedded.call(lambda: embedded.broker.partition("doomed", 0)) is None
     assert not (tmp_path / "doomed-0").exists() and not (tmp_path / "doomed-1").exists()
+
+
+# -- stray logs (Kafka 4: LogManager.loadLog with isStrayKraftReplica) -------------------
+
+def produce(embedded: EmbeddedBroker, topic: str, count: int) -> None:
+    with WireClient(embedded.bootstrap_servers) as client:
+        for i in range(count):
+            batch = build_batch([(b"k", b"v%d" % i)], timestamp_ms=1_700_000_000_000 + i)
+            assert client.produce(topic, 0, batch, acks=1).error_code == 0
+
+
+def stray_dirs(data_dir, partition: str) -> list:
+    return sorted(p for p in data_dir.iterdir() if p.name.startswith(partition + ".") and p.name.endswith("-stray"))
+
+
+def stray_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "storage.manager" and "stray" in r.getMessage()]
+
+
+def test_a_directory_of_a_topic_the_broker_does_not_know_is_moved_aside_as_a_stray_log(tmp_path, caplog):
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("ghost", 1))
+        produce(embedded, "ghost", 3)
+    # The topic goes from the metadata (say, deleted while its files could not be removed).
+    metadata = ClusterMetadata.load(tmp_path, 1)
+    metadata.remove_topic("ghost")
+    segment = (tmp_path / "ghost-0" / "00000000000000000000.log").read_bytes()
+    with caplog.at_level(logging.WARNING, logger="storage.manager"):
+        with EmbeddedBroker(tmp_path) as embedded:
+            assert embedded.call(lambda: embedded.broker.partition("ghost", 0)) is None
+            assert "ghost" not in embedded.call(lambda: embedded.broker.metadata.topics)
+    assert not (tmp_path / "ghost-0").exists()
+    [stray] = stray_dirs(tmp_path, "ghost-0")
+    assert (stray / "00000000000000000000.log").read_bytes() == segment  # kept, not deleted
+    [line] = stray_lines(caplog)
+    assert "ghost-0" in line and "not in this broker's metadata" in line and stray.name in line
+    # A stray log found at the next start is left alone, said in one line.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="storage.manager"):
+        with EmbeddedBroker(tmp_path):
+            pass
+    assert stray_dirs(tmp_path, "ghost-0") == [stray]
+    [line] = stray_lines(caplog)
+    assert stray.name in line
+
+
+def test_a_partition_metadata_naming_another_topic_id_is_not_adopted(tmp_path, caplog):
+    with EmbeddedBroker(tmp_path) as embedded:
+        topic = embedded.call(lambda: embedded.broker.create_topic("orders", 1))
+        produce(embedded, "orders", 5)
+    other_id = uuid.uuid4()
+    write_partition_metadata(tmp_path / "orders-0", other_id)
+    with caplog.at_level(logging.WARNING, logger="storage.manager"):
+        with EmbeddedBroker(tmp_path) as embedded:
+            partition_log = embedded.call(lambda: embedded.broker.partition("orders", 0).log)
+            # The topic's partition starts afresh, with the topic's own id.
+            assert embedded.call(lambda: partition_log.log_end_offset) == 0
+            produce(embedded, "orders", 1)
+    assert read_partition_metadata(tmp_path / "orders-0") == topic.topic_id
+    [stray] = stray_dirs(tmp_path, "orders-0")
+    assert read_partition_metadata(stray) == other_id
+    assert (stray / "00000000000000000000.log").stat().st_size > 0
+    [line] = stray_lines(caplog)
+    assert "names topic id" in line and "orders-0" in line
+
+
+def test_the_clean_shutdown_marker_carries_a_broker_epoch_that_grows_at_every_start(tmp_path):
+    """Kafka writes {"version":0,"brokerEpoch":N}, N its registration's offset in the
+    metadata log: positive, and larger after every restart."""
+    epochs = []
+    for _ in range(3):
+        with EmbeddedBroker(tmp_path) as embedded:
+            epoch = embedded.call(lambda: embedded.broker.metadata.broker_epoch)
+        marker = (tmp_path / ".kafka_cleanshutdown").read_text()
+        assert marker == f'{{"version":0,"brokerEpoch":{epoch}}}'
+        epochs.append(json.loads(marker)["brokerEpoch"])
+    assert epochs[0] > 0 and epochs[0] < epochs[1] < epochs[2]
