@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from storage.config import LogConfig
 from storage.manager import LogManager
@@ -107,3 +108,48 @@ def test_flush_dirty_logs(tmp_path):
     assert manager.flush_dirty_logs(clock.advance(100)) == 3
     assert all(log.unflushed_messages == 0 for log in manager.logs.values())
     manager.close()
+
+
+def test_stray_logs_are_renamed_aside_and_kept(tmp_path, caplog):
+    """The caller's `is_stray` names the partition directories the broker does not host:
+    Kafka 4 renames them `<topic>-<p>.<id>-stray` and keeps them (LogManager.loadLog)."""
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    fill(manager, clock)
+    manager.close()
+    reasons = {("orders", 1): "a reason"}
+    with caplog.at_level(logging.WARNING, logger="storage.manager"):
+        restarted = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms,
+                                    is_stray=lambda tp, path: reasons.get(tp))
+    assert sorted(restarted.logs) == [("my-topic", 0), ("orders", 0)]
+    [stray] = [p for p in tmp_path.iterdir() if p.name.endswith("-stray")]
+    assert stray.name.startswith("orders-1.") and len(stray.name) == len("orders-1.") + 32 + len("-stray")
+    assert (stray / "00000000000000000000.log").stat().st_size > 0
+    lines = [r.getMessage() for r in caplog.records if r.name == "storage.manager"]
+    assert len(lines) == 1 and "a reason" in lines[0] and stray.name in lines[0]
+    restarted.close()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="storage.manager"):
+        again = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, is_stray=lambda tp, path: None)
+    assert sorted(again.logs) == [("my-topic", 0), ("orders", 0)] and stray.exists()
+    assert [r.getMessage() for r in caplog.records if r.name == "storage.manager"] == [
+        f"Leaving stray log {stray} as it is: this broker does not host it"]
+    again.close()
+
+
+def test_every_log_gets_the_flush_listener(tmp_path):
+    """Created or loaded, a log tells the manager's listener when a roll leaves a flush."""
+    clock = Clock()
+    told = []
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, flush_listener=told.append)
+    created = manager.get_or_create_log("orders", 0, now_ms=clock.now_ms)
+    created.append(make_batch(2), now_ms=clock.now_ms)
+    created.roll(now_ms=clock.now_ms)
+    assert told == [created]
+    manager.close()
+    reopened = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, flush_listener=told.append)
+    loaded = reopened.get_log("orders", 0)
+    loaded.append(make_batch(2), now_ms=clock.now_ms)
+    loaded.roll(now_ms=clock.now_ms)
+    assert told == [created, loaded]
+    reopened.close()
