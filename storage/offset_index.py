@@ -8,10 +8,12 @@ Layout, one 8-byte big-endian entry per indexed batch:
 | 4-7   | position        | int32: byte position in the .log of the batch holding it     |
 
 Which entries exist (Kafka's `LogSegment.append`): the segment counts the bytes appended
-since its last entry; before it writes a batch, if that count is larger than
+since its last entry (or since it was opened, recovered or truncated: see segment.py,
+"Index entries"); before it writes a batch, if that count is larger than
 `index.interval.bytes`, it adds the entry (the batch's LAST offset, the batch's start
 position) and resets the count. So the first batch of a segment never gets an entry, and
-an entry is followed by at most `index.interval.bytes` plus one batch of unindexed log.
+an entry is followed by at most `index.interval.bytes` plus one batch of unindexed log
+(twice the interval where the segment was reopened in between, as in Kafka).
 
 Finding the batch that holds offset T: `lookup(T)` returns the largest entry with
 offset <= T (or (base offset, 0)); the batch at that position ends at or before T, so a

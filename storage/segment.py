@@ -43,7 +43,8 @@ opened, recovered or truncated, whatever the file holds after its last entry: Ka
 rule, which puts every entry of pylog's files where Kafka puts it, also after a restart
 (the first entry after a reopen comes one index interval after the reopen, not after
 the previous entry). `recover` rebuilds the indexes with the same rule, counting from
-the start of the file.
+the start of the file. (So across a reopen two entries may lie up to two intervals and
+a batch apart, and the scans below read that much at most.)
 
 Crash behaviour. Appends are plain `pwrite`s at the end of the file; after a crash the
 file may end with a torn batch or with garbage (zeros, if the file system extended the
