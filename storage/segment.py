@@ -55,7 +55,9 @@ segments that need no recovery are trusted, as Kafka trusts them.
 
 Concurrency: not thread-safe; the broker serializes access per partition. A FetchResult's
 file descriptor stays valid until the segment is closed or deleted (deletion closes it
-only after `file.delete.delay.ms`, see Log).
+only after `file.delete.delay.ms`, see Log). Once a segment is inactive (rolled), its
+files may be fsynced from another thread by path (the Log's PendingFlush), which opens
+its own file descriptors and uses none of this object.
 """
 
 from __future__ import annotations
