@@ -796,14 +796,14 @@ class Log:
         self._check_open()
         offset, self._pending_flush_offset = self._pending_flush_offset, 0
         snapshots, self._unsynced_snapshots = self._unsynced_snapshots, []
+        if offset <= self._recovery_point and not snapshots:
+            return None
         paths: list[Path] = list(snapshots)
         if offset > self._recovery_point:
+            # Segments below a roll's base offset: inactive ones only.
             for segment in self._segments_between(self._recovery_point, offset):
                 paths += (segment.log_path, segment.offset_index_path, segment.time_index_path)
-        else:
-            offset = self._recovery_point
-        if not paths:
-            return None
+        offset = max(offset, self._recovery_point)
         return PendingFlush(offset, tuple(paths), self.dir, self._truncations)
 
     def mark_flushed(self, job: PendingFlush, *, now_ms: int | None = None) -> bool:
