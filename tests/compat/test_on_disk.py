@@ -17,7 +17,10 @@ cleanly, which trims the indexes of the active segments, and the tests compare:
 Last, both brokers restart cleanly on their directories and get half as many batches
 again (newer timestamps) to three topics: the `.index` and `.timeindex` files must still
 be byte-identical (Kafka counts the bytes to the next index entry from zero in a reopened
-segment).
+segment). Then both start once more with two stray logs planted (a directory of an
+unknown topic id, and a known partition whose partition.metadata names another topic
+id): both must move them aside as `<topic>-<p>.<uuid>-stray` and start the partition
+afresh.
 """
 
 from __future__ import annotations
@@ -378,3 +381,47 @@ def test_segments_stay_identical_after_a_clean_restart(restarted_twin_logs, comp
     compat_table.record("files", "single-0 after a clean restart and more batches", "written", "written",
                         "same bytes" if not differing else f"differs (known: {AFTER_A_RESTART}): {differing}")
     assert differing == []
+
+
+# ---------------------------------------------------------------------------------------
+# stray logs (after the restart tests: this one changes the twin directories)
+
+STRAY_NAME = re.compile(r"^(?P<partition>.+-\d+)\.[0-9a-f]{32}-stray$")
+
+
+def test_stray_logs_are_moved_aside_as_kafka_moves_them(restarted_twin_logs, compat_table):
+    """At start Kafka 4 renames a log whose topic id (partition.metadata) its metadata does
+    not have to `<topic>-<p>.<uuid>-stray` and keeps it (LogManager.loadLog with
+    isStrayKraftReplica); a partition of a known topic then starts afresh. Two cases: a
+    directory of a topic neither broker knows, and a partition of a known topic whose
+    partition.metadata names another topic id."""
+    foreign_id = "AAAAAAAAAAAAAAAAAAAAAQ"  # a topic id neither broker ever handed out
+    before = {}
+    for name in BROKERS:
+        data = restarted_twin_logs[name]
+        (data / "ghost-0").mkdir()
+        (data / "ghost-0" / "00000000000000000000.log").write_bytes((data / "single-0" / "00000000000000000000.log").read_bytes())
+        (data / "ghost-0" / "partition.metadata").write_text(f"version: 0\ntopic_id: {foreign_id}")
+        (data / "client-1" / "partition.metadata").write_text(f"version: 0\ntopic_id: {foreign_id}")
+        before[name] = (data / "client-1" / "00000000000000000000.log").read_bytes()
+        server = restarted_twin_logs["servers"][name]
+        server.start()
+        try:
+            deadline = time.monotonic() + 30  # the partition's fresh log, once its leader is elected
+            while not (data / "client-1" / "partition.metadata").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        finally:
+            server.stop()
+    found = {}
+    for name in BROKERS:
+        data = restarted_twin_logs[name]
+        strays = {STRAY_NAME.match(p.name)["partition"]: p for p in data.iterdir() if STRAY_NAME.match(p.name)}
+        fresh = data / "client-1"
+        topic_id = (data / "client-0" / "partition.metadata").read_text().split("topic_id: ")[1]
+        found[name] = (sorted(strays), (data / "ghost-0").exists(),
+                       (fresh / "partition.metadata").read_text() == f"version: 0\ntopic_id: {topic_id}",
+                       (fresh / "00000000000000000000.log").stat().st_size,
+                       (strays["client-1"] / "00000000000000000000.log").read_bytes() == before[name])
+    compat_table.record("files", "stray logs at start (unknown topic, other topic id)", str(found["pylog"]),
+                        str(found["kafka"]), "same" if found["pylog"] == found["kafka"] else "differs")
+    assert found["pylog"] == found["kafka"] == (["client-1", "ghost-0"], False, True, 0, True)
