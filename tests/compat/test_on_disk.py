@@ -19,8 +19,9 @@ again (newer timestamps) to three topics: the `.index` and `.timeindex` files mu
 be byte-identical (Kafka counts the bytes to the next index entry from zero in a reopened
 segment). Then both start once more with two stray logs planted (a directory of an
 unknown topic id, and a known partition whose partition.metadata names another topic
-id): both must move them aside as `<topic>-<p>.<uuid>-stray` and start the partition
-afresh.
+id) and one time index deleted: both must move the strays aside as
+`<topic>-<p>.<uuid>-stray` and start the partition afresh, create the time index empty,
+and answer ListOffsets by time alike (by the segment file's modification time).
 """
 
 from __future__ import annotations
@@ -384,44 +385,84 @@ def test_segments_stay_identical_after_a_clean_restart(restarted_twin_logs, comp
 
 
 # ---------------------------------------------------------------------------------------
-# stray logs (after the restart tests: this one changes the twin directories)
+# a third start with damage planted (after the restart tests: it changes the directories)
 
 STRAY_NAME = re.compile(r"^(?P<partition>.+-\d+)\.[0-9a-f]{32}-stray$")
+FOREIGN_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"  # a topic id neither broker ever handed out
+ROLLED_FIRST_TIME_INDEX = "rolled-0/00000000000000000000.timeindex"
+# ListOffsets targets on "rolled": inside its first segment, and past it (in the second)
+TIME_TARGETS_MS = (BASE_MS + 10 * 100, BASE_MS + 10 * 250)
 
 
-def test_stray_logs_are_moved_aside_as_kafka_moves_them(restarted_twin_logs, compat_table):
-    """At start Kafka 4 renames a log whose topic id (partition.metadata) its metadata does
-    not have to `<topic>-<p>.<uuid>-stray` and keeps it (LogManager.loadLog with
-    isStrayKraftReplica); a partition of a known topic then starts afresh. Two cases: a
-    directory of a topic neither broker knows, and a partition of a known topic whose
-    partition.metadata names another topic id."""
-    foreign_id = "AAAAAAAAAAAAAAAAAAAAAQ"  # a topic id neither broker ever handed out
-    before = {}
+def list_offsets_by_time(client: WireClient, topic: str, timestamp_ms: int) -> tuple[int, int, int]:
+    from protocol.messages import ListOffsetsRequest
+
+    request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsRequest.ListOffsetsTopic(
+        name=topic, partitions=[ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=timestamp_ms)])])
+    answer = client.request(2, 7, request).topics[0].partitions[0]
+    return answer.error_code, answer.offset, answer.timestamp
+
+
+@pytest.fixture(scope="module")
+def damaged_twin_logs(restarted_twin_logs):
+    """Both data directories get two stray logs (a directory of an unknown topic id, and a
+    known partition whose partition.metadata names another id) and lose the time index of
+    a rolled segment; each broker starts, answers ListOffsets by time, and stops."""
+    answers: dict[str, list] = {}
+    before: dict[str, bytes] = {}
     for name in BROKERS:
         data = restarted_twin_logs[name]
         (data / "ghost-0").mkdir()
-        (data / "ghost-0" / "00000000000000000000.log").write_bytes((data / "single-0" / "00000000000000000000.log").read_bytes())
-        (data / "ghost-0" / "partition.metadata").write_text(f"version: 0\ntopic_id: {foreign_id}")
-        (data / "client-1" / "partition.metadata").write_text(f"version: 0\ntopic_id: {foreign_id}")
+        (data / "ghost-0" / "00000000000000000000.log").write_bytes(
+            (data / "single-0" / "00000000000000000000.log").read_bytes())
+        (data / "ghost-0" / "partition.metadata").write_text(f"version: 0\ntopic_id: {FOREIGN_TOPIC_ID}")
+        (data / "client-1" / "partition.metadata").write_text(f"version: 0\ntopic_id: {FOREIGN_TOPIC_ID}")
         before[name] = (data / "client-1" / "00000000000000000000.log").read_bytes()
+        (data / ROLLED_FIRST_TIME_INDEX).unlink()
         server = restarted_twin_logs["servers"][name]
         server.start()
         try:
             deadline = time.monotonic() + 30  # the partition's fresh log, once its leader is elected
             while not (data / "client-1" / "partition.metadata").exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
+            with WireClient(server.bootstrap_servers, timeout_s=30) as client:
+                answers[name] = [list_offsets_by_time(client, "rolled", t) for t in TIME_TARGETS_MS]
         finally:
             server.stop()
+    return {**restarted_twin_logs, "client-1 before": before, "answers": answers}
+
+
+def test_stray_logs_are_moved_aside_as_kafka_moves_them(damaged_twin_logs, compat_table):
+    """At start Kafka 4 renames a log whose topic id (partition.metadata) its metadata does
+    not have to `<topic>-<p>.<uuid>-stray` and keeps it (LogManager.loadLog with
+    isStrayKraftReplica); a partition of a known topic then starts afresh."""
     found = {}
     for name in BROKERS:
-        data = restarted_twin_logs[name]
+        data = damaged_twin_logs[name]
         strays = {STRAY_NAME.match(p.name)["partition"]: p for p in data.iterdir() if STRAY_NAME.match(p.name)}
         fresh = data / "client-1"
         topic_id = (data / "client-0" / "partition.metadata").read_text().split("topic_id: ")[1]
         found[name] = (sorted(strays), (data / "ghost-0").exists(),
                        (fresh / "partition.metadata").read_text() == f"version: 0\ntopic_id: {topic_id}",
                        (fresh / "00000000000000000000.log").stat().st_size,
-                       (strays["client-1"] / "00000000000000000000.log").read_bytes() == before[name])
-    compat_table.record("files", "stray logs at start (unknown topic, other topic id)", str(found["pylog"]),
+                       (strays["client-1"] / "00000000000000000000.log").read_bytes()
+                       == damaged_twin_logs["client-1 before"][name])
+    compat_table.record("files", "stray logs at start (unknown topic id, other topic id)", str(found["pylog"]),
                         str(found["kafka"]), "same" if found["pylog"] == found["kafka"] else "differs")
     assert found["pylog"] == found["kafka"] == (["client-1", "ghost-0"], False, True, 0, True)
+
+
+def test_a_missing_time_index_is_created_empty_and_lookups_use_the_file_time(damaged_twin_logs, compat_table):
+    """Kafka creates a missing time index empty without reading the segment
+    (LogSegment.sanityCheck); ListOffsets by time then takes the segment's modification
+    time as its largest timestamp (LogSegment.largestTimestamp) and searches only the
+    first segment that reaches the target (UnifiedLog.searchOffsetInLocalLog): a target
+    past the first segment's records finds nothing, although the second holds one."""
+    sizes = {name: (damaged_twin_logs[name] / ROLLED_FIRST_TIME_INDEX).stat().st_size for name in BROKERS}
+    answers = damaged_twin_logs["answers"]
+    compat_table.record("files", f"{ROLLED_FIRST_TIME_INDEX} deleted, then ListOffsets by time",
+                        f"{sizes['pylog']} B, {answers['pylog']}", f"{sizes['kafka']} B, {answers['kafka']}",
+                        "same" if (sizes["pylog"], answers["pylog"]) == (sizes["kafka"], answers["kafka"]) else "differs")
+    assert sizes["pylog"] == sizes["kafka"] == 0
+    assert answers["pylog"] == answers["kafka"]
+    assert answers["kafka"] == [(0, 100, TIME_TARGETS_MS[0]), (0, -1, -1)]
