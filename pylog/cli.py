@@ -18,10 +18,10 @@ import time
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump-log":
-        from storage import dump_log
+        from pylog.tools import dump_log
         return dump_log.main(argv[1:])
     if argv and argv[0] == "groups":
-        from pylog import groups_cli
+        from pylog.tools import groups_cli
         return groups_cli.main(argv[1:])
     parser = argparse.ArgumentParser(prog="pylog", description="A Kafka-compatible log broker.")
     commands = parser.add_subparsers(dest="command", required=True)
