@@ -27,7 +27,7 @@ def test_kafka_defaults():
 
 def test_every_field_has_a_kafka_name():
     fields = {f for f in LogConfig.__dataclass_fields__}
-    assert {key.field for key in CONFIG_KEYS.values()} == fields
+    assert {key.attribute for key in CONFIG_KEYS.values()} == fields
 
 
 def test_from_properties_parses_strings_and_typed_values():
