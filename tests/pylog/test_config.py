@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import socket
 
 import pytest
@@ -240,6 +241,8 @@ def test_defaults_follow_kafka_3_9():
         "log_retention_bytes": -1,
         "log_cleanup_policy": ["delete"],
         "log_message_timestamp_type": "CreateTime",
+        "log_message_timestamp_before_max_ms": LONG_MAX,
+        "log_message_timestamp_after_max_ms": HOUR,  # Kafka 4's default
         "log_cleaner_enable": True,
         "log_cleaner_delete_retention_ms": 86400000,
         "log_cleaner_min_cleanable_ratio": 0.5,
@@ -685,3 +688,27 @@ def test_topic_defaults_are_copies():
     assert cfg.topic_defaults()["cleanup.policy"] == ["delete"]
     cfg.get("log.dirs").append("/elsewhere")
     assert cfg.get("log.dirs") == ["./pylog-data"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings without effect
+
+
+def test_readme_lists_exactly_the_configs_not_acted_on():
+    from pathlib import Path
+
+    from pylog.config_keys import not_acted_on
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Accepted but not acted on yet", 1)[1].split("\n#", 1)[0]
+    bullets = "\n".join(line for line in section.splitlines() if line.startswith(("- ", "  ")))
+    listed = set(re.findall(r"`([a-z0-9.]+)`", bullets))
+    assert listed == set(not_acted_on())
+
+
+def test_not_acted_on_names_the_given_non_default_settings():
+    cfg = BrokerConfig({"broker.rack": "r1", "min.insync.replicas": "2", "num.partitions": "3",
+                        "log.retention.hours": "168", "log.cleanup.policy": "compact"})
+    assert cfg.not_acted_on() == {"broker.rack": "r1", "log.cleanup.policy": "compact",
+                                  "min.insync.replicas": "2"}
+    assert BrokerConfig().not_acted_on() == {}
