@@ -20,6 +20,7 @@ from pylog.config import (
     parse_overrides,
     parse_properties,
 )
+from storage.config import LogConfig
 
 HOUR = 3_600_000
 MINUTE = 60_000
@@ -712,3 +713,30 @@ def test_not_acted_on_names_the_given_non_default_settings():
     assert cfg.not_acted_on() == {"broker.rack": "r1", "log.cleanup.policy": "compact",
                                   "min.insync.replicas": "2"}
     assert BrokerConfig().not_acted_on() == {}
+
+
+def test_broker_synonyms_in_the_topic_unit_share_the_topic_definition():
+    """log.segment.bytes and segment.bytes (and every such pair) are one definition: same
+    type, same validator; the same default but where the broker name has none of its own
+    (log.roll.ms, resolved from log.roll.hours) or pylog is stricter (log.cleanup.policy).
+    log.retention.ms is the broker's own: any negative value means unlimited there."""
+    from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
+
+    pairs = [(broker[0][0], topic) for topic, broker in TOPIC_CONFIG_SYNONYMS.items() if broker[0][1] == 1]
+    assert len(pairs) == len(TOPIC_CONFIG_SYNONYMS)
+    for broker_name, topic_name in pairs:
+        broker, topic = CONFIG_KEYS[broker_name], TOPIC_CONFIG_KEYS[topic_name]
+        assert broker.type is topic.type, broker_name
+        if broker_name == "log.cleanup.policy":
+            assert list(broker.default) == list(topic.default)
+            continue
+        if broker_name == "log.retention.ms":
+            continue
+        assert broker.validator is topic.validator, broker_name
+        assert broker.acted_on == topic.acted_on, broker_name
+        if broker.default is not None:
+            assert broker.default == topic.default, broker_name
+    assert BrokerConfig().topic_defaults() == {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((n, getattr(LogConfig(), k.attribute)) for n, k in TOPIC_CONFIG_KEYS.items())
+        if name in TOPIC_CONFIG_SYNONYMS}
