@@ -11,8 +11,8 @@ from a properties file or a request, or already-typed values) and refuses unknow
 and invalid values with `InvalidConfig`; direct construction (`LogConfig(segment_bytes=
 1 << 20)`) validates too. LIST values are tuples.
 
-A LogConfig is immutable; a changed topic config is a new LogConfig given to
-`Log.update_config`. Its fields are slots, which `storage/_append.c` reads directly.
+A LogConfig is immutable (frozen, slotted); a changed topic config is a new LogConfig given
+to `Log.update_config`.
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ _KEYS = (
     _key("unclean.leader.election.enable", _B, False, None,
          "Allow an out-of-sync replica to become leader.", **_NOT_YET),
     _key("compression.type", _STR, "producer", one_of(*COMPRESSION_TYPES),
-         "Codec batches are stored in; pylog always keeps the producer's.", **_NOT_YET),
+         "Codec batches are stored in; producer keeps the one each batch came with."),
+    # (the levels of the codecs are the Java producer's, whatever these say)
     _key("compression.gzip.level", _I, -1, _gzip_level, **_NOT_YET),
     _key("compression.lz4.level", _I, 9, between(1, 17), **_NOT_YET),
     _key("compression.zstd.level", _I, 3, between(-131072, 22), **_NOT_YET),
