@@ -3,6 +3,9 @@
     pylog serve [--host H] [--port P] [--data-dir DIR] [--config server.properties] [--override k=v ...]
     pylog dump-log PATH... [--print-data-log] [--deep-iteration] [--index-sanity-check]
     pylog groups list|describe GROUP --bootstrap-server HOST:PORT
+
+`serve` logs, in one warning line before it starts, the settings given with another value
+than the default that pylog accepts but does not act on yet (`BrokerConfig.not_acted_on`).
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ import time
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump-log":
-        from storage import dump_log
+        from pylog.tools import dump_log
         return dump_log.main(argv[1:])
     if argv and argv[0] == "groups":
-        from pylog import groups_cli
+        from pylog.tools import groups_cli
         return groups_cli.main(argv[1:])
     parser = argparse.ArgumentParser(prog="pylog", description="A Kafka-compatible log broker.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -52,6 +55,11 @@ def serve_command(args) -> int:
         config = BrokerConfig.from_file(args.config, overrides)
     else:
         config = BrokerConfig.from_properties(None, overrides)
+    idle = config.not_acted_on()
+    if idle:
+        logging.getLogger("pylog.cli").warning(
+            "accepted but not acted on yet (README, \"Accepted but not acted on yet\"): %s",
+            ", ".join(f"{name}={value}" for name, value in idle.items()))
     started = time.perf_counter()
 
     async def run() -> None:
@@ -61,12 +69,12 @@ def serve_command(args) -> int:
             pass
         broker = Broker(config)
         await broker.start(args.host, args.port)
-        print(f"pylog ready on {broker.host}:{broker.port} in {(time.perf_counter() - started) * 1000:.0f} ms",
-              flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in (signal.SIGTERM, signal.SIGINT):  # before the ready line: a stop may follow it at once
             loop.add_signal_handler(sig, stop.set)
+        print(f"pylog ready on {broker.host}:{broker.port} in {(time.perf_counter() - started) * 1000:.0f} ms",
+              flush=True)
         await stop.wait()
         await broker.stop()
 

@@ -1,36 +1,18 @@
 """LogConfig: the per-topic settings of a log, under Kafka's topic config names.
 
-Every setting has Kafka's name (`segment.bytes`), Kafka's default and Kafka's valid range
-(as of Kafka 3.9), and a snake_case field (`segment_bytes`). `LogConfig.from_properties`
-builds one from a mapping of Kafka names to values (strings from a properties file, or
-already-typed values) and rejects unknown names and invalid values with `InvalidConfig`.
+`CONFIG_KEYS` is the table of Kafka's topic configs: name, type, default and valid range
+(Kafka 3.9's, but `message.timestamp.after.max.ms`, whose default is Kafka 4's one hour),
+and whether storage or the broker acts on the value yet (`acted_on`). LogConfig's fields
+are made from that table, one per name in its snake_case form (`segment.bytes` ->
+`segment_bytes`), with the table's default; there is no other list of them.
 
-What storage honours today:
+`LogConfig.from_properties` builds one from a mapping of Kafka names to values (strings
+from a properties file or a request, or already-typed values) and refuses unknown names
+and invalid values with `InvalidConfig`; direct construction (`LogConfig(segment_bytes=
+1 << 20)`) validates too. LIST values are tuples.
 
-| name                      | default                 | effect                                    |
-| ------------------------- | ----------------------- | ----------------------------------------- |
-| segment.bytes             | 1073741824 (1 GiB)      | roll when the active segment would exceed |
-| segment.ms                | 604800000 (7 days)      | roll when the segment's first timestamp   |
-|                           |                         | is this old                               |
-| segment.jitter.ms         | 0                       | random amount taken off segment.ms, per   |
-|                           |                         | segment, so partitions do not roll at once|
-| segment.index.bytes       | 10485760 (10 MiB)       | preallocated size of the active indexes;  |
-|                           |                         | a full index rolls the segment            |
-| index.interval.bytes      | 4096                    | log bytes between two index entries       |
-| flush.messages            | 2**63-1 (never)         | fsync after this many unflushed records   |
-| flush.ms                  | 2**63-1 (never)         | fsync when the last flush is this old     |
-| message.timestamp.type    | CreateTime              | LogAppendTime: the broker stamps now_ms   |
-| max.message.bytes         | 1048588                 | largest batch accepted                    |
-| file.delete.delay.ms      | 60000                   | deleted segments linger as `.deleted`     |
-
-The retention and compaction names (`retention.ms`, `retention.bytes`, `cleanup.policy`,
-`delete.retention.ms`, `min.cleanable.dirty.ratio`, `min.compaction.lag.ms`,
-`max.compaction.lag.ms`, ...) and the broker-level ones (`min.insync.replicas`,
-`compression.type`, `unclean.leader.election.enable`, ...) are accepted, validated and
-stored, for the issues that will honour them.
-
-A LogConfig is immutable; a changed topic config is a new LogConfig given to
-`Log.update_config`.
+A LogConfig is immutable (frozen, slotted); a changed topic config is a new LogConfig given
+to `Log.update_config`.
 """
 
 from __future__ import annotations
@@ -38,14 +20,23 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
+from storage.config_def import (
+    LONG_MAX,
+    MS_PER_HOUR,
+    ConfigKey,
+    Type,
+    Validator,
+    at_least,
+    between,
+    each_of,
+    one_of,
+)
 from storage.errors import InvalidConfig
 
-INT_MAX = 2**31 - 1
-INT_MIN = -(2**31)
-LONG_MAX = 2**63 - 1
-LONG_MIN = -(2**63)
+__all__ = ["CONFIG_KEYS", "LogConfig", "LONG_MAX", "CREATE_TIME", "LOG_APPEND_TIME",
+           "CLEANUP_POLICY_DELETE", "CLEANUP_POLICY_COMPACT", "COMPRESSION_TYPES"]
 
 CREATE_TIME = "CreateTime"
 LOG_APPEND_TIME = "LogAppendTime"
@@ -55,10 +46,127 @@ COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"
 
 # Kafka's record overhead of the smallest legacy record: the lower bound of segment.bytes
 # in Kafka 3.9 (Kafka 4 raised it to 1 MiB, which would make small test segments impossible).
-_MIN_SEGMENT_BYTES = 14
+MIN_SEGMENT_BYTES = 14
+
+DAY_MS = 24 * MS_PER_HOUR
 
 
-@dataclass(frozen=True, slots=True)
+def _gzip_level(value: Any) -> str | None:
+    if value != -1 and not 1 <= value <= 9:
+        return "must be -1 (default) or between 1 and 9"
+    return None
+
+
+def _throttled_replicas(value: Any) -> str | None:
+    # "*" or entries of the form partition:broker.
+    if list(value) == ["*"]:
+        return None
+    for item in value:
+        partition, colon, broker = item.partition(":")
+        if not (colon and partition.strip().isdigit() and broker.strip().isdigit()):
+            return f"item {item!r} must be '*' or 'partition:brokerId'"
+    return None
+
+
+def _key(name: str, type_: Type, default: Any, validator: Validator | None = None, doc: str = "",
+         acted_on: bool = True) -> ConfigKey:
+    return ConfigKey(name, type_, default, doc, validator, acted_on)
+
+
+_I, _L, _D, _B, _STR, _LIST = Type.INT, Type.LONG, Type.DOUBLE, Type.BOOLEAN, Type.STRING, Type.LIST
+_NOT_YET = {"acted_on": False}
+
+_KEYS = (
+    # -- segments and indexes --
+    _key("segment.bytes", _I, 1024 * 1024 * 1024, at_least(MIN_SEGMENT_BYTES),
+         "Roll when the active segment would exceed this size."),
+    _key("segment.ms", _L, 7 * DAY_MS, at_least(1),
+         "Roll when the active segment's first timestamp is this old."),
+    _key("segment.jitter.ms", _L, 0, at_least(0),
+         "Most random time taken off segment.ms, per segment, so partitions do not roll at once."),
+    _key("segment.index.bytes", _I, 10 * 1024 * 1024, at_least(4),
+         "Preallocated size of the active indexes; a full index rolls the segment."),
+    _key("index.interval.bytes", _I, 4096, at_least(0), "Log bytes between two index entries."),
+    _key("preallocate", _B, False, None, "Preallocate segment files.", **_NOT_YET),
+    # -- flushing --
+    _key("flush.messages", _L, LONG_MAX, at_least(1), "fsync after this many unflushed records."),
+    _key("flush.ms", _L, LONG_MAX, at_least(0), "fsync when the last flush is this old."),
+    # -- records --
+    _key("message.timestamp.type", _STR, CREATE_TIME, one_of(CREATE_TIME, LOG_APPEND_TIME),
+         "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's."),
+    _key("max.message.bytes", _I, 1024 * 1024 + 12, at_least(0), "Largest record batch accepted."),
+    _key("file.delete.delay.ms", _L, 60000, at_least(0),
+         "Time a deleted segment lingers as .deleted."),
+    # -- retention and compaction --
+    _key("retention.ms", _L, 7 * DAY_MS, at_least(-1),
+         "Age after which a segment is deleted (-1: never).", **_NOT_YET),
+    _key("retention.bytes", _L, -1, None,
+         "Partition size above which old segments are deleted (-1: no limit).", **_NOT_YET),
+    _key("cleanup.policy", _LIST, (CLEANUP_POLICY_DELETE,),
+         each_of(CLEANUP_POLICY_COMPACT, CLEANUP_POLICY_DELETE),
+         "delete, compact, or both; compact only refuses records without a key yet.",
+         **_NOT_YET),
+    _key("delete.retention.ms", _L, DAY_MS, at_least(0),
+         "How long compaction keeps tombstones.", **_NOT_YET),
+    _key("min.cleanable.dirty.ratio", _D, 0.5, between(0, 1),
+         "Dirty share of a log above which it is compacted.", **_NOT_YET),
+    _key("min.compaction.lag.ms", _L, 0, at_least(0),
+         "A record stays uncompacted at least this long.", **_NOT_YET),
+    _key("max.compaction.lag.ms", _L, LONG_MAX, at_least(1),
+         "A record becomes compactable at most this long after it was written; only caps "
+         "segment.ms on compacted topics yet.", **_NOT_YET),
+    # -- timestamp bounds --
+    _key("message.timestamp.difference.max.ms", _L, LONG_MAX, at_least(0),
+         "Deprecated: largest difference between a CreateTime timestamp and the broker's clock.",
+         **_NOT_YET),
+    _key("message.timestamp.before.max.ms", _L, LONG_MAX, at_least(0),
+         "How far in the past a CreateTime timestamp may be."),
+    _key("message.timestamp.after.max.ms", _L, MS_PER_HOUR, at_least(0),
+         "How far in the future a CreateTime timestamp may be (Kafka 4's default, one hour)."),
+    # -- replication, compression, formats, tiered storage --
+    _key("min.insync.replicas", _I, 1, at_least(1),
+         "Replicas that must have a write before acks=all succeeds.", **_NOT_YET),
+    _key("unclean.leader.election.enable", _B, False, None,
+         "Allow an out-of-sync replica to become leader.", **_NOT_YET),
+    _key("compression.type", _STR, "producer", one_of(*COMPRESSION_TYPES),
+         "Codec batches are stored in; producer keeps the one each batch came with."),
+    # (the levels of the codecs are the Java producer's, whatever these say)
+    _key("compression.gzip.level", _I, -1, _gzip_level, **_NOT_YET),
+    _key("compression.lz4.level", _I, 9, between(1, 17), **_NOT_YET),
+    _key("compression.zstd.level", _I, 3, between(-131072, 22), **_NOT_YET),
+    _key("message.downconversion.enable", _B, True, **_NOT_YET),
+    _key("message.format.version", _STR, "3.0-IV1", **_NOT_YET),
+    _key("leader.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
+    _key("follower.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
+    _key("remote.storage.enable", _B, False, **_NOT_YET),
+    _key("local.retention.ms", _L, -2, at_least(-2), **_NOT_YET),
+    _key("local.retention.bytes", _L, -2, at_least(-2), **_NOT_YET),
+    _key("remote.log.copy.disable", _B, False, **_NOT_YET),
+    _key("remote.log.delete.on.disable", _B, False, **_NOT_YET),
+)
+
+CONFIG_KEYS: Mapping[str, ConfigKey] = {key.name: key for key in _KEYS}
+"""Kafka topic config name -> ConfigKey, in the order of LogConfig's fields."""
+
+_PYTHON_TYPES = {Type.INT: "int", Type.LONG: "int", Type.DOUBLE: "float", Type.BOOLEAN: "bool",
+                 Type.STRING: "str", Type.LIST: "tuple[str, ...]"}
+
+
+def _canonical(key: ConfigKey, value: Any) -> Any:
+    """A field's value parsed and validated, LIST values as tuples."""
+    parsed = key.parse(value)
+    return tuple(parsed) if key.type is Type.LIST else parsed
+
+
+def _fields_from_table(cls: type) -> type:
+    """Make `cls` a frozen, slotted dataclass with one field per topic config."""
+    cls.__annotations__ = {key.attribute: _PYTHON_TYPES[key.type] for key in _KEYS}
+    for key in _KEYS:
+        setattr(cls, key.attribute, key.default)
+    return dataclass(frozen=True, slots=True)(cls)
+
+
+@_fields_from_table
 class LogConfig:
     """The settings of one partition log (Kafka's topic configs). Immutable.
 
@@ -66,55 +174,12 @@ class LogConfig:
     or directly with field names: `LogConfig(segment_bytes=1 << 20)`. Both validate.
     """
 
-    # -- segments and indexes (honoured) --
-    segment_bytes: int = 1024 * 1024 * 1024
-    segment_ms: int = 7 * 24 * 60 * 60 * 1000
-    segment_jitter_ms: int = 0
-    segment_index_bytes: int = 10 * 1024 * 1024
-    index_interval_bytes: int = 4096
-    preallocate: bool = False
-    # -- flushing (honoured) --
-    flush_messages: int = LONG_MAX
-    flush_ms: int = LONG_MAX
-    # -- records (honoured: timestamp type, max size) --
-    message_timestamp_type: str = CREATE_TIME
-    max_message_bytes: int = 1024 * 1024 + 12
-    file_delete_delay_ms: int = 60000
-    # -- retention and compaction (stored for later issues) --
-    retention_ms: int = 7 * 24 * 60 * 60 * 1000
-    retention_bytes: int = -1
-    cleanup_policy: tuple[str, ...] = (CLEANUP_POLICY_DELETE,)
-    delete_retention_ms: int = 24 * 60 * 60 * 1000
-    min_cleanable_dirty_ratio: float = 0.5
-    min_compaction_lag_ms: int = 0
-    max_compaction_lag_ms: int = LONG_MAX
-    # -- timestamps validation (stored) --
-    message_timestamp_difference_max_ms: int = LONG_MAX
-    message_timestamp_before_max_ms: int = LONG_MAX
-    message_timestamp_after_max_ms: int = LONG_MAX
-    # -- broker-level topic settings (stored) --
-    min_insync_replicas: int = 1
-    unclean_leader_election_enable: bool = False
-    compression_type: str = "producer"
-    compression_gzip_level: int = -1
-    compression_lz4_level: int = 9
-    compression_zstd_level: int = 3
-    message_downconversion_enable: bool = True
-    message_format_version: str = "3.0-IV1"
-    leader_replication_throttled_replicas: tuple[str, ...] = ()
-    follower_replication_throttled_replicas: tuple[str, ...] = ()
-    remote_storage_enable: bool = False
-    local_retention_ms: int = -2
-    local_retention_bytes: int = -2
-    remote_log_copy_disable: bool = False
-    remote_log_delete_on_disable: bool = False
-
     def __post_init__(self) -> None:
-        for key in CONFIG_KEYS.values():
-            value = getattr(self, key.field)
-            checked = key.check(value)
+        for key in _KEYS:
+            value = getattr(self, key.attribute)
+            checked = _canonical(key, value)
             if checked != value or type(checked) is not type(value):
-                object.__setattr__(self, key.field, checked)
+                object.__setattr__(self, key.attribute, checked)
         if self.min_compaction_lag_ms > self.max_compaction_lag_ms:
             raise InvalidConfig(
                 "min.compaction.lag.ms",
@@ -140,7 +205,7 @@ class LogConfig:
             key = CONFIG_KEYS.get(name)
             if key is None:
                 raise InvalidConfig(name, "unknown topic config name")
-            changes[key.field] = key.parse(raw)
+            changes[key.attribute] = _canonical(key, raw)
         base = defaults if defaults is not None else cls()
         return dataclasses.replace(base, **changes)
 
@@ -150,7 +215,7 @@ class LogConfig:
 
     def to_properties(self) -> dict[str, str]:
         """Every setting as Kafka name -> string, the form Kafka's tools print."""
-        return {name: key.format(getattr(self, key.field)) for name, key in CONFIG_KEYS.items()}
+        return {name: key.format(getattr(self, key.attribute)) for name, key in CONFIG_KEYS.items()}
 
     # -- derived values --
 
@@ -180,192 +245,3 @@ class LogConfig:
         if self.segment_jitter_ms == 0:
             return 0
         return rng.randrange(min(self.segment_jitter_ms, self.segment_ms))
-
-
-# ---------------------------------------------------------------------------------------
-# The table of Kafka names: type, valid values, and how to parse and print them.
-
-
-def _parse_int(name: str, raw: Any, lo: int, hi: int) -> int:
-    if isinstance(raw, bool):
-        raise InvalidConfig(name, f"expected an integer, got {raw!r}")
-    if isinstance(raw, int):
-        value = raw
-    elif isinstance(raw, str):
-        try:
-            value = int(raw.strip())
-        except ValueError:
-            raise InvalidConfig(name, f"expected an integer, got {raw!r}") from None
-    else:
-        raise InvalidConfig(name, f"expected an integer, got {raw!r}")
-    if not lo <= value <= hi:
-        raise InvalidConfig(name, f"value {value} is out of range for its type")
-    return value
-
-
-def _parse_float(name: str, raw: Any) -> float:
-    if isinstance(raw, bool):
-        raise InvalidConfig(name, f"expected a number, got {raw!r}")
-    if isinstance(raw, (int, float)):
-        return float(raw)
-    if isinstance(raw, str):
-        try:
-            return float(raw.strip())
-        except ValueError:
-            pass
-    raise InvalidConfig(name, f"expected a number, got {raw!r}")
-
-
-def _parse_bool(name: str, raw: Any) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
-        return raw.strip().lower() == "true"
-    raise InvalidConfig(name, f"expected true or false, got {raw!r}")
-
-
-def _parse_list(name: str, raw: Any) -> tuple[str, ...]:
-    if isinstance(raw, str):
-        return tuple(item.strip() for item in raw.split(",") if item.strip())
-    if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
-        return tuple(item.strip() for item in raw if item.strip())
-    raise InvalidConfig(name, f"expected a comma-separated list, got {raw!r}")
-
-
-@dataclass(frozen=True)
-class ConfigKey:
-    """One Kafka config name: its field, type ("int", "long", "double", "boolean",
-    "string", "list") and validator (raises InvalidConfig)."""
-
-    name: str
-    field: str
-    type: str
-    validate: Callable[[str, Any], None] | None = None
-
-    def parse(self, raw: Any) -> Any:
-        if self.type == "int":
-            value: Any = _parse_int(self.name, raw, INT_MIN, INT_MAX)
-        elif self.type == "long":
-            value = _parse_int(self.name, raw, LONG_MIN, LONG_MAX)
-        elif self.type == "double":
-            value = _parse_float(self.name, raw)
-        elif self.type == "boolean":
-            value = _parse_bool(self.name, raw)
-        elif self.type == "list":
-            value = _parse_list(self.name, raw)
-        else:
-            if not isinstance(raw, str):
-                raise InvalidConfig(self.name, f"expected a string, got {raw!r}")
-            value = raw.strip()
-        if self.validate is not None:
-            self.validate(self.name, value)
-        return value
-
-    def check(self, value: Any) -> Any:
-        """Validate a value given by field name (typed); returns it in canonical form."""
-        return self.parse(value)
-
-    def format(self, value: Any) -> str:
-        if self.type == "boolean":
-            return "true" if value else "false"
-        if self.type == "list":
-            return ",".join(value)
-        return str(value)
-
-
-def _at_least(minimum: int) -> Callable[[str, Any], None]:
-    def validate(name: str, value: Any) -> None:
-        if value < minimum:
-            raise InvalidConfig(name, f"value {value} must be at least {minimum}")
-
-    return validate
-
-
-def _between(lo: float, hi: float) -> Callable[[str, Any], None]:
-    def validate(name: str, value: Any) -> None:
-        if not lo <= value <= hi:
-            raise InvalidConfig(name, f"value {value} must be between {lo} and {hi}")
-
-    return validate
-
-
-def _one_of(*choices: str) -> Callable[[str, Any], None]:
-    def validate(name: str, value: Any) -> None:
-        if value not in choices:
-            raise InvalidConfig(name, f"value {value!r} must be one of {', '.join(choices)}")
-
-    return validate
-
-
-def _list_of(*choices: str) -> Callable[[str, Any], None]:
-    def validate(name: str, value: Any) -> None:
-        for item in value:
-            if item not in choices:
-                raise InvalidConfig(name, f"item {item!r} must be one of {', '.join(choices)}")
-
-    return validate
-
-
-def _gzip_level(name: str, value: Any) -> None:
-    if value != -1 and not 1 <= value <= 9:
-        raise InvalidConfig(name, f"value {value} must be -1 (default) or between 1 and 9")
-
-
-def _throttled_replicas(name: str, value: Any) -> None:
-    # "*" or entries of the form partition:broker.
-    if value == ("*",):
-        return
-    for item in value:
-        partition, colon, broker = item.partition(":")
-        if not (colon and partition.strip().isdigit() and broker.strip().isdigit()):
-            raise InvalidConfig(name, f"item {item!r} must be '*' or 'partition:brokerId'")
-
-
-_KEYS = [
-    ConfigKey("segment.bytes", "segment_bytes", "int", _at_least(_MIN_SEGMENT_BYTES)),
-    ConfigKey("segment.ms", "segment_ms", "long", _at_least(1)),
-    ConfigKey("segment.jitter.ms", "segment_jitter_ms", "long", _at_least(0)),
-    ConfigKey("segment.index.bytes", "segment_index_bytes", "int", _at_least(4)),
-    ConfigKey("index.interval.bytes", "index_interval_bytes", "int", _at_least(0)),
-    ConfigKey("preallocate", "preallocate", "boolean"),
-    ConfigKey("flush.messages", "flush_messages", "long", _at_least(1)),
-    ConfigKey("flush.ms", "flush_ms", "long", _at_least(0)),
-    ConfigKey("message.timestamp.type", "message_timestamp_type", "string",
-              _one_of(CREATE_TIME, LOG_APPEND_TIME)),
-    ConfigKey("max.message.bytes", "max_message_bytes", "int", _at_least(0)),
-    ConfigKey("file.delete.delay.ms", "file_delete_delay_ms", "long", _at_least(0)),
-    ConfigKey("retention.ms", "retention_ms", "long", _at_least(-1)),
-    ConfigKey("retention.bytes", "retention_bytes", "long"),
-    ConfigKey("cleanup.policy", "cleanup_policy", "list",
-              _list_of(CLEANUP_POLICY_COMPACT, CLEANUP_POLICY_DELETE)),
-    ConfigKey("delete.retention.ms", "delete_retention_ms", "long", _at_least(0)),
-    ConfigKey("min.cleanable.dirty.ratio", "min_cleanable_dirty_ratio", "double", _between(0, 1)),
-    ConfigKey("min.compaction.lag.ms", "min_compaction_lag_ms", "long", _at_least(0)),
-    ConfigKey("max.compaction.lag.ms", "max_compaction_lag_ms", "long", _at_least(1)),
-    ConfigKey("message.timestamp.difference.max.ms", "message_timestamp_difference_max_ms",
-              "long", _at_least(0)),
-    ConfigKey("message.timestamp.before.max.ms", "message_timestamp_before_max_ms", "long",
-              _at_least(0)),
-    ConfigKey("message.timestamp.after.max.ms", "message_timestamp_after_max_ms", "long",
-              _at_least(0)),
-    ConfigKey("min.insync.replicas", "min_insync_replicas", "int", _at_least(1)),
-    ConfigKey("unclean.leader.election.enable", "unclean_leader_election_enable", "boolean"),
-    ConfigKey("compression.type", "compression_type", "string", _one_of(*COMPRESSION_TYPES)),
-    ConfigKey("compression.gzip.level", "compression_gzip_level", "int", _gzip_level),
-    ConfigKey("compression.lz4.level", "compression_lz4_level", "int", _between(1, 17)),
-    ConfigKey("compression.zstd.level", "compression_zstd_level", "int", _between(-131072, 22)),
-    ConfigKey("message.downconversion.enable", "message_downconversion_enable", "boolean"),
-    ConfigKey("message.format.version", "message_format_version", "string"),
-    ConfigKey("leader.replication.throttled.replicas", "leader_replication_throttled_replicas",
-              "list", _throttled_replicas),
-    ConfigKey("follower.replication.throttled.replicas",
-              "follower_replication_throttled_replicas", "list", _throttled_replicas),
-    ConfigKey("remote.storage.enable", "remote_storage_enable", "boolean"),
-    ConfigKey("local.retention.ms", "local_retention_ms", "long", _at_least(-2)),
-    ConfigKey("local.retention.bytes", "local_retention_bytes", "long", _at_least(-2)),
-    ConfigKey("remote.log.copy.disable", "remote_log_copy_disable", "boolean"),
-    ConfigKey("remote.log.delete.on.disable", "remote_log_delete_on_disable", "boolean"),
-]
-
-CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in _KEYS}
-"""Kafka topic config name -> ConfigKey, in the order of LogConfig's fields."""

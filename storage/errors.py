@@ -162,11 +162,21 @@ class CorruptCheckpoint(StorageError):
 
 
 class InvalidConfig(StorageError, ValueError):
-    """An unknown topic config name, or a value of the wrong type or out of range."""
+    """A config value that cannot be used: an unknown name, a value of the wrong type or out
+    of range. `name` is the config (None when the problem is not one name's), `reason` what
+    is wrong, `value` what was given (None when the problem is not one value)."""
 
-    def __init__(self, name: str, message: str):
-        super().__init__(f"{name}: {message}")
+    def __init__(self, name: str | None, reason: str, value: object = None):
+        if name is None:
+            message = reason
+        elif value is None:
+            message = f"Invalid configuration {name}: {reason}"
+        else:
+            message = f"Invalid value {value!r} for configuration {name}: {reason}"
+        super().__init__(message)
         self.name = name
+        self.reason = reason
+        self.value = value
 
 
 class CorruptSnapshot(StorageError):

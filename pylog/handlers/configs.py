@@ -45,10 +45,12 @@ from protocol.messages import (
 )
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.config import LogConfig
+from storage.config_def import Type
 from storage.errors import InvalidConfig
 
-from pylog.config import CONFIG_KEYS as BROKER_CONFIG_KEYS
-from pylog.config import TOPIC_CONFIG_SYNONYMS, ConfigSource, Type
+from pylog.config import ConfigSource
+from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
+from pylog.config_keys import SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
 from pylog.dispatch import Api
 from pylog.errors import BrokerError, error_code_for
 from pylog.metadata import topic_name_problem
@@ -88,23 +90,11 @@ CONFIG_TYPE_LIST = 7
 CONFIG_TYPE_CLASS = 8
 CONFIG_TYPE_PASSWORD = 9
 
-_TOPIC_CONFIG_TYPES = {
-    "boolean": CONFIG_TYPE_BOOLEAN, "string": CONFIG_TYPE_STRING, "int": CONFIG_TYPE_INT,
-    "long": CONFIG_TYPE_LONG, "double": CONFIG_TYPE_DOUBLE, "list": CONFIG_TYPE_LIST,
-}
-_BROKER_CONFIG_TYPES = {
+_CONFIG_TYPES = {
     Type.BOOLEAN: CONFIG_TYPE_BOOLEAN, Type.STRING: CONFIG_TYPE_STRING,
     Type.INT: CONFIG_TYPE_INT, Type.SHORT: CONFIG_TYPE_SHORT, Type.LONG: CONFIG_TYPE_LONG,
     Type.DOUBLE: CONFIG_TYPE_DOUBLE, Type.LIST: CONFIG_TYPE_LIST,
     Type.CSV: CONFIG_TYPE_STRING,  # listeners, log.dirs: Kafka STRINGs holding a list
-}
-
-# Broker names that are one setting in several units, most specific first (Kafka's
-# DynamicBrokerConfig.brokerConfigSynonyms): log.roll.ms/.hours, log.retention.ms/...
-_BROKER_SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
-    broker_name: tuple(name for name, _ in synonyms)
-    for synonyms in TOPIC_CONFIG_SYNONYMS.values() if len(synonyms) > 1
-    for broker_name, _ in synonyms
 }
 
 _DEFAULT_LOG_CONFIG = LogConfig()
@@ -219,8 +209,7 @@ def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValu
             synonyms.insert(0, (name, value, ConfigSource.TOPIC_CONFIG))
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
         values.append(ConfigValue(name, value, source, synonyms,
-                                  _TOPIC_CONFIG_TYPES.get(TOPIC_CONFIG_KEYS[name].type,
-                                                          CONFIG_TYPE_UNKNOWN), None))
+                                  _CONFIG_TYPES.get(TOPIC_CONFIG_KEYS[name].type, CONFIG_TYPE_UNKNOWN), None))
     return values
 
 
@@ -232,7 +221,7 @@ def describe_broker_configs(config) -> list[ConfigValue]:
         synonyms = broker_synonyms(config, row.name)
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
         values.append(ConfigValue(row.name, row.value, source, synonyms,
-                                  _BROKER_CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
+                                  _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
     for name, text in config.unknown.items():
         # Kafka lists the names it was given but does not know, as given.
         values.append(ConfigValue(name, text, ConfigSource.STATIC_BROKER_CONFIG,
@@ -245,7 +234,7 @@ def describe_broker_configs(config) -> list[ConfigValue]:
 def broker_synonyms(config, name: str) -> list[tuple[str, str | None, ConfigSource]]:
     """Kafka's `ConfigHelper.configSynonyms` for a broker name: the given values of its
     synonym group, then their defaults, from the first entry named `name` on."""
-    group = _BROKER_SYNONYM_GROUPS.get(name, (name,))
+    group = SYNONYM_GROUPS.get(name, (name,))
     given = [n for n in group if n in BROKER_CONFIG_KEYS and config.is_set(n)]
     result = [(row.name, row.value, ConfigSource.STATIC_BROKER_CONFIG)
               for row in config.describe(given)] if given else []
@@ -388,13 +377,13 @@ def _apply_operations(current: dict[str, str], configs) -> dict[str, str]:
             new.pop(config.name, None)
         elif op in (OP_APPEND, OP_SUBTRACT):
             key = TOPIC_CONFIG_KEYS.get(config.name)
-            if key is None or key.type != "list":
+            if key is None or key.type is not Type.LIST:
                 raise BrokerError(ErrorCode.INVALID_CONFIG,
                                   f"Can't {_OP_NAMES[op]} to key {config.name} because its type "
                                   "is not LIST.")
             base = new.get(config.name)
             if base is None:  # Kafka starts from the topic config's own default
-                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.field))
+                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.attribute))
             parts = [p for p in base.split(",") if p]
             for item in (config.value or "").split(","):
                 if op == OP_APPEND and item not in parts:
@@ -424,15 +413,11 @@ def check_topic_configs(broker, configs: dict[str, str | None]) -> LogConfig:
     try:
         return broker.topic_log_config(configs)
     except InvalidConfig as e:
-        reason = str(e)
-        prefix = f"{e.name}: "
-        if reason.startswith(prefix):
-            reason = reason[len(prefix):]
         value = configs.get(e.name)
         if value is None:
-            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {reason}") from None
+            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {e.reason}") from None
         raise BrokerError(ErrorCode.INVALID_CONFIG,
-                          f"Invalid value {value} for configuration {e.name}: {reason}") from None
+                          f"Invalid value {value} for configuration {e.name}: {e.reason}") from None
 
 
 def effective_topic_configs(broker, overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:

@@ -405,7 +405,6 @@ def test_java_admin_topics(admin_runs, compat_table):
 # main configs test leaves these out and checks Kafka's side of each).
 REMOVED_IN_KAFKA_4 = {"message.downconversion.enable", "message.format.version",
                       "message.timestamp.difference.max.ms"}
-TIMESTAMP_AFTER_MAX = "message.timestamp.after.max.ms"
 MIN_INSYNC = "min.insync.replicas"
 SYNONYM_LESS_ON_PYLOG = {"compression.gzip.level", "compression.lz4.level", "compression.zstd.level",
                          "local.retention.bytes", "local.retention.ms"}
@@ -421,7 +420,7 @@ def comparable_entries(entries: dict[str, dict]) -> dict[str, dict]:
     """The entries without the known divergences (REMOVED_IN_KAFKA_4 and the rest above)."""
     result = {}
     for name, entry in entries.items():
-        if name in REMOVED_IN_KAFKA_4 or name in (TIMESTAMP_AFTER_MAX, MIN_INSYNC):
+        if name in REMOVED_IN_KAFKA_4 or name == MIN_INSYNC:
             continue
         if name in SYNONYM_LESS_ON_PYLOG:
             entry = without(entry, ["synonyms"])
@@ -441,8 +440,6 @@ def test_java_admin_configs(admin_runs, compat_table):
     found = differences(comparable["kafka"], comparable["pylog"])
     described = {name: config_entries(run, "describeConfigs") for name, run in runs.items()}
     notes = [f"pylog also lists {sorted(REMOVED_IN_KAFKA_4)} (not in Kafka 4.x)",
-             f"{TIMESTAMP_AFTER_MAX} default: kafka {described['kafka'][TIMESTAMP_AFTER_MAX]['value']}"
-             f" / pylog {described['pylog'][TIMESTAMP_AFTER_MAX]['value']}",
              f"{MIN_INSYNC} source: kafka {described['kafka'][MIN_INSYNC]['source']}"
              f" / pylog {described['pylog'][MIN_INSYNC]['source']}",
              f"synonyms of {sorted(SYNONYM_LESS_ON_PYLOG)}: none on pylog"]
@@ -478,7 +475,6 @@ def test_java_admin_configs(admin_runs, compat_table):
     kafka_entries = config_entries(kafka, "describeConfigs with synonyms")
     assert not REMOVED_IN_KAFKA_4 & set(kafka_entries)
     assert REMOVED_IN_KAFKA_4 <= set(config_entries(pylog, "describeConfigs"))
-    assert kafka_entries[TIMESTAMP_AFTER_MAX]["value"] == "3600000"
     assert kafka_entries[MIN_INSYNC]["source"] == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     for name in SYNONYM_LESS_ON_PYLOG:
         assert kafka_entries[name]["synonyms"], name
@@ -498,12 +494,6 @@ def _config_divergence(admin_runs, pick) -> None:
                    "which Kafka 4.x's topic configs no longer have")
 def test_java_admin_configs_names_are_kafka_4(admin_runs):
     _config_divergence(admin_runs, lambda entries: sorted(entries))
-
-
-@pytest.mark.xfail(strict=True, reason="pylog's default message.timestamp.after.max.ms is Kafka 3.x's "
-                   "9223372036854775807; Kafka 4.0 made it 3600000 (1 hour)")
-def test_java_admin_configs_timestamp_after_max_default(admin_runs):
-    _config_divergence(admin_runs, lambda entries: entries[TIMESTAMP_AFTER_MAX])
 
 
 @pytest.mark.xfail(strict=True, reason="Kafka 4.1's KRaft controller writes a cluster-wide min.insync.replicas=1 "

@@ -39,8 +39,7 @@ LACKS_LIST_OFFSETS_V8 = "pylog serves ListOffsets up to v7: --time -4 (earliest 
 LACKS_DELETE_RECORDS = "pylog lacks DeleteRecords (API 21)"
 KAFKA_4_TOPIC_CONFIGS = (
     "pylog describes Kafka 3.9's topic configs: message.format.version, message.downconversion.enable and "
-    "message.timestamp.difference.max.ms are gone in Kafka 4, message.timestamp.after.max.ms is 1 hour there, "
-    "and some synonyms are missing")
+    "message.timestamp.difference.max.ms are gone in Kafka 4, and some synonyms are missing")
 KAFKA_4_BROKER_CONFIGS = (
     "pylog's broker configs are not Kafka 4.1's: listeners/advertised.listeners do not report the bound "
     "port, and most of Kafka's broker configs are not described")

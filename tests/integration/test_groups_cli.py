@@ -1,4 +1,4 @@
-"""`pylog groups list` / `pylog groups describe` over the wire (pylog/groups_cli.py).
+"""`pylog groups list` / `pylog groups describe` over the wire (pylog/tools/groups_cli.py).
 
 A half-consumed topic: records produced with known timestamps, the group's offset committed
 half way with kafka-python; `describe` must show the lag in records and in seconds (now
@@ -19,7 +19,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
-from pylog import groups_cli
+from pylog.tools import groups_cli
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ROOT, wait_until
 
@@ -191,7 +191,7 @@ def test_runs_as_its_own_process(embedded):
     embedded.call(lambda: embedded.broker.create_topic("proc", 1))
     produce_with_timestamps(bootstrap, "proc", 1)
     commit(bootstrap, "proc-group", {("proc", 0): 12})
-    result = subprocess.run([sys.executable, "-m", "pylog.groups_cli", "describe", "proc-group",
+    result = subprocess.run([sys.executable, "-m", "pylog.tools.groups_cli", "describe", "proc-group",
                              "--bootstrap-server", bootstrap], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     (row,) = parse_table(result.stdout)

@@ -105,3 +105,40 @@ def test_serve_reads_server_properties_and_overrides(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def _serve_log(tmp_path, *overrides):
+    """The log `pylog serve` writes up to its ready line, with these --override settings."""
+    log_path = tmp_path / "serve.log"
+    args = [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data")]
+    for override in overrides:
+        args += ["--override", override]
+    with open(log_path, "w") as log_file:
+        process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=log_file, text=True)
+        try:
+            assert re.match(r"pylog ready on ", process.stdout.readline())
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=10) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return log_path.read_text()
+
+
+NOT_ACTED_ON = "accepted but not acted on yet"
+
+
+def test_serve_names_the_given_settings_it_does_not_act_on(tmp_path):
+    log = _serve_log(tmp_path, "log.retention.hours=1", "min.insync.replicas=2", "broker.rack=r1",
+                     "num.partitions=2", "log.cleaner.min.cleanable.ratio=0.1")
+    lines = [line for line in log.splitlines() if NOT_ACTED_ON in line]
+    assert len(lines) == 1, log
+    assert lines[0].endswith(": broker.rack=r1, log.cleaner.min.cleanable.ratio=0.1, "
+                             "log.retention.hours=1, min.insync.replicas=2"), lines[0]
+
+
+def test_serve_says_nothing_of_settings_it_acts_on_or_left_at_their_default(tmp_path):
+    # num.partitions is acted on; log.retention.hours=168 is the default, so it changes nothing
+    log = _serve_log(tmp_path, "num.partitions=2", "log.retention.hours=168")
+    assert NOT_ACTED_ON not in log, log  # (the test above shows the log is captured)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import socket
 
 import pytest
@@ -19,6 +20,7 @@ from pylog.config import (
     parse_overrides,
     parse_properties,
 )
+from storage.config import LogConfig
 
 HOUR = 3_600_000
 MINUTE = 60_000
@@ -240,6 +242,8 @@ def test_defaults_follow_kafka_3_9():
         "log_retention_bytes": -1,
         "log_cleanup_policy": ["delete"],
         "log_message_timestamp_type": "CreateTime",
+        "log_message_timestamp_before_max_ms": LONG_MAX,
+        "log_message_timestamp_after_max_ms": HOUR,  # Kafka 4's default
         "log_cleaner_enable": True,
         "log_cleaner_delete_retention_ms": 86400000,
         "log_cleaner_min_cleanable_ratio": 0.5,
@@ -298,8 +302,9 @@ def test_every_key_has_its_attribute_and_get():
     for name, key in CONFIG_KEYS.items():
         assert getattr(cfg, key.attribute) == cfg.get(name) == cfg[name]
     assert set(cfg.to_dict()) == set(CONFIG_KEYS)
-    annotated = set(BrokerConfig.__annotations__)
-    assert {key.attribute for key in CONFIG_KEYS.values()} == annotated
+    # the table is the only declaration: the public attributes are exactly its names'
+    public = {name for name in vars(cfg) if not name.startswith("_")}
+    assert public == {key.attribute for key in CONFIG_KEYS.values()}
 
 
 def test_every_default_is_valid():
@@ -350,7 +355,7 @@ def test_node_id_and_broker_id_are_one_setting():
     assert BrokerConfig({"node.id": 7, "broker.id": 7}).node_id == 7
     with pytest.raises(ConfigError) as err:
         BrokerConfig({"node.id": 7, "broker.id": 8})
-    assert err.value.key == "node.id"
+    assert err.value.name == "node.id"
 
 
 def test_log_dirs_win_over_log_dir():
@@ -359,7 +364,7 @@ def test_log_dirs_win_over_log_dir():
     assert BrokerConfig({"log.dirs": "/y,,/z,"}).log_dirs == ["/y", "/z"]
     with pytest.raises(ConfigError) as err:
         BrokerConfig({"log.dirs": " , "})
-    assert err.value.key == "log.dirs"
+    assert err.value.name == "log.dirs"
 
 
 @pytest.mark.parametrize(
@@ -387,7 +392,7 @@ def test_retention_of_zero_is_refused():
                   {"log.retention.hours": 0}):
         with pytest.raises(ConfigError) as err:
             BrokerConfig(given)
-        assert err.value.key == "log.retention.ms"
+        assert err.value.name == "log.retention.ms"
 
 
 def test_roll_and_jitter_precedence():
@@ -453,7 +458,7 @@ def test_flush_interval_falls_back_to_scheduler_interval():
 def test_invalid_values_name_the_key(name, value):
     with pytest.raises(ConfigError) as err:
         BrokerConfig({name: value})
-    assert err.value.key == name
+    assert err.value.name == name
     assert name in str(err.value)
 
 
@@ -541,7 +546,7 @@ def test_listener_names_are_case_insensitive():
 def test_invalid_listeners(given, key):
     with pytest.raises(ConfigError) as err:
         BrokerConfig(given)
-    assert err.value.key == key
+    assert err.value.name == key
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,3 +689,54 @@ def test_topic_defaults_are_copies():
     assert cfg.topic_defaults()["cleanup.policy"] == ["delete"]
     cfg.get("log.dirs").append("/elsewhere")
     assert cfg.get("log.dirs") == ["./pylog-data"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings without effect
+
+
+def test_readme_lists_exactly_the_configs_not_acted_on():
+    from pathlib import Path
+
+    from pylog.config_keys import not_acted_on
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Accepted but not acted on yet", 1)[1].split("\n#", 1)[0]
+    bullets = "\n".join(line for line in section.splitlines() if line.startswith(("- ", "  ")))
+    listed = set(re.findall(r"`([a-z0-9.]+)`", bullets))
+    assert listed == set(not_acted_on())
+
+
+def test_not_acted_on_names_the_given_non_default_settings():
+    cfg = BrokerConfig({"broker.rack": "r1", "min.insync.replicas": "2", "num.partitions": "3",
+                        "log.retention.hours": "168", "log.cleanup.policy": "compact"})
+    assert cfg.not_acted_on() == {"broker.rack": "r1", "log.cleanup.policy": "compact",
+                                  "min.insync.replicas": "2"}
+    assert BrokerConfig().not_acted_on() == {}
+
+
+def test_broker_synonyms_in_the_topic_unit_share_the_topic_definition():
+    """log.segment.bytes and segment.bytes (and every such pair) are one definition: same
+    type, same validator; the same default but where the broker name has none of its own
+    (log.roll.ms, resolved from log.roll.hours) or pylog is stricter (log.cleanup.policy).
+    log.retention.ms is the broker's own: any negative value means unlimited there."""
+    from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
+
+    pairs = [(broker[0][0], topic) for topic, broker in TOPIC_CONFIG_SYNONYMS.items() if broker[0][1] == 1]
+    assert len(pairs) == len(TOPIC_CONFIG_SYNONYMS)
+    for broker_name, topic_name in pairs:
+        broker, topic = CONFIG_KEYS[broker_name], TOPIC_CONFIG_KEYS[topic_name]
+        assert broker.type is topic.type, broker_name
+        if broker_name == "log.cleanup.policy":
+            assert list(broker.default) == list(topic.default)
+            continue
+        if broker_name == "log.retention.ms":
+            continue
+        assert broker.validator is topic.validator, broker_name
+        assert broker.acted_on == topic.acted_on, broker_name
+        if broker.default is not None:
+            assert broker.default == topic.default, broker_name
+    assert BrokerConfig().topic_defaults() == {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((n, getattr(LogConfig(), k.attribute)) for n, k in TOPIC_CONFIG_KEYS.items())
+        if name in TOPIC_CONFIG_SYNONYMS}

@@ -23,11 +23,14 @@ def test_kafka_defaults():
     assert config.delete_retention_ms == 86400000
     assert config.min_cleanable_dirty_ratio == 0.5
     assert config.file_delete_delay_ms == 60000
+    # Kafka 4's bound on future timestamps (ServerLogConfigs: one hour); the past stays unbounded
+    assert config.message_timestamp_after_max_ms == 3_600_000
+    assert config.message_timestamp_before_max_ms == LONG_MAX
 
 
 def test_every_field_has_a_kafka_name():
     fields = {f for f in LogConfig.__dataclass_fields__}
-    assert {key.field for key in CONFIG_KEYS.values()} == fields
+    assert {key.attribute for key in CONFIG_KEYS.values()} == fields
 
 
 def test_from_properties_parses_strings_and_typed_values():

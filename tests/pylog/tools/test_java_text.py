@@ -1,6 +1,6 @@
 """`java_utf8`: Java's decoding of UTF-8, malformed input included.
 
-The expected strings follow Java's decoder rule by rule (storage/java_text.py says which);
+The expected strings follow Java's decoder rule by rule (pylog/tools/java_text.py says which);
 tests/compat/test_on_disk.py compares `pylog dump-log` with `kafka-dump-log.sh` on random
 binary values, which checks the same against Java itself.
 """
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.java_text import java_utf8
+from pylog.tools.java_text import java_utf8
 
 R = "\ufffd"
 

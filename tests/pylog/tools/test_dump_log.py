@@ -1,4 +1,4 @@
-"""`storage.dump_log` against an independent reader.
+"""`pylog.tools.dump_log` against an independent reader.
 
 Segments are written by hand (batches from protocol.records, base offsets stamped in
 place, index files packed with struct). Every expected output line is built from what
@@ -24,8 +24,8 @@ from kafka.record.memory_records import MemoryRecords
 
 from protocol import records
 from protocol.compression import Compression
-from storage import dump_log
-from storage.dump_log import dump_files, main
+from pylog.tools import dump_log
+from pylog.tools.dump_log import dump_files, main
 
 SEGMENT = "00000000000000000000"
 T0 = 1_700_000_000_000
@@ -747,7 +747,7 @@ def test_imports_only_the_record_codec_and_file_formats():
                             if node.module == "protocol")
     project = {name for name in imported if name.split(".")[0] in ("protocol", "pylog", "storage")}
     assert project <= {"protocol", "protocol.records", "protocol.compression", "protocol.errors",
-                       "storage.errors", "storage.producer_snapshot", "storage.java_text"}
+                       "storage.errors", "storage.producer_snapshot", "pylog.tools.java_text"}
 
 
 def test_producer_snapshot_files_are_dumped(tmp_path):

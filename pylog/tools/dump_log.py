@@ -16,7 +16,7 @@ and a corrupt or truncated file makes it stop and say where and why, not crash.
 The output is Kafka 4.1's (`kafka.tools.DumpLogSegments`), field for field, so what you
 learn here carries over to a real cluster and the two tools can be compared line by line
 (`make compat` does, on Kafka's own files). Keys and values print as Java decodes UTF-8,
-malformed bytes included (`storage/java_text.py`).
+malformed bytes included (`pylog/tools/java_text.py`).
 
 Reading a `.log` dump
 ---------------------
@@ -121,9 +121,10 @@ could not be dumped (missing, unknown kind) or something was wrong in one (an in
 batch, an unreadable tail, an index finding); 2 for bad arguments. (Kafka's tool exits 0
 in these cases; a status lets a script use this one as a check.)
 
-Layering: like the rest of `storage/`, this module takes only the record-batch codec from
-`protocol` (`protocol.records`, and `protocol.compression` for old message sets) and
-reads index files with `struct`, so it does not depend on the segment classes.
+Layering: this tool takes only the record-batch codec from `protocol` (`protocol.records`,
+and `protocol.compression` for old message sets) and, from `storage`, its errors and the
+producer-snapshot file reader; it reads segments and index files with `struct`, so it
+does not depend on the segment classes it checks.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ from protocol.compression import decompress
 from protocol.errors import ProtocolError
 from storage.errors import CorruptSnapshot
 from storage.producer_snapshot import read_snapshot_file
-from storage.java_text import java_utf8
+from pylog.tools.java_text import java_utf8
 
 __all__ = [
     "DumpResult", "dump_files", "dump_file", "dump_log_segment", "dump_offset_index",

@@ -1,0 +1,9 @@
+"""The command-line tools besides `pylog serve`, run as `pylog <tool>` (pylog/cli.py).
+
+- `dump_log`: `pylog dump-log`, segment, index and snapshot files printed the way
+  `kafka-dump-log.sh` prints them; it reads the files itself (storage's on-disk formats
+  and protocol's record codec only), so that it can check what storage wrote.
+- `groups_cli`: `pylog groups`, consumer groups and their lag over the wire, the way
+  `kafka-consumer-groups.sh` shows them; it speaks to any Kafka-compatible broker.
+- `java_text`: bytes to text as Java decodes UTF-8, for the dumps of keys and values.
+"""

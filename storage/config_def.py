@@ -1,0 +1,231 @@
+"""One config name's definition, as Kafka's `ConfigDef` has it: type, default, validator.
+
+Both config tables are made of `ConfigKey`s: the topic configs (`storage/config.py`,
+which LogConfig's fields come from) and the broker configs (`pylog/config_keys.py`). A
+broker name that is the server default of a topic config in the same unit
+(`log.segment.bytes` for `segment.bytes`) is made from the topic key with
+`ConfigKey.renamed`, so the type, default and valid range of the pair are written once.
+
+Values are given as text (a properties file, a request) or as typed Python values, and
+parsed as Kafka's `ConfigDef.parseType` does: integers must fit the Java type (int, long,
+short), booleans are true/false in any case, a LIST is split at commas with the blanks
+around each item dropped (empty items kept, so a validator sees them), every text is
+trimmed. A refused value raises `InvalidConfig` naming the key and saying why.
+
+`acted_on` is False for names pylog accepts, validates and reports (DescribeConfigs) but
+whose value no behaviour reads yet; `pylog serve` lists the ones given at start, and the
+README's "Accepted but not acted on yet" section mirrors the two tables' flags.
+
+Pure: no I/O, no state; ConfigKeys are immutable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from storage.errors import InvalidConfig
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+SHORT_MIN, SHORT_MAX = -(2**15), 2**15 - 1
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+MS_PER_MINUTE = 60 * 1000
+MS_PER_HOUR = 60 * MS_PER_MINUTE
+
+
+class Type(enum.Enum):
+    INT = "int"          # Java int
+    LONG = "long"        # Java long
+    SHORT = "short"      # Java short
+    DOUBLE = "double"
+    BOOLEAN = "boolean"
+    STRING = "string"
+    LIST = "list"        # Kafka LIST: comma-separated, items trimmed
+    CSV = "csv"          # a Kafka STRING that holds a comma-separated list (listeners, log.dirs)
+
+
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+_DOUBLE_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+LIST_SPLIT_RE = re.compile(r"\s*,\s*")
+_INT_RANGES = {
+    Type.INT: (INT_MIN, INT_MAX),
+    Type.LONG: (LONG_MIN, LONG_MAX),
+    Type.SHORT: (SHORT_MIN, SHORT_MAX),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Validators: a typed value in, the reason it is refused out (None: valid; None values,
+# "not given", are always valid).
+
+Validator = Callable[[Any], "str | None"]
+
+
+def at_least(minimum: int) -> Validator:
+    def check(value: Any) -> str | None:
+        if value is not None and value < minimum:
+            return f"must be at least {minimum}"
+        return None
+
+    return check
+
+
+def between(lo: float, hi: float) -> Validator:
+    def check(value: Any) -> str | None:
+        if value is not None and not lo <= value <= hi:
+            return f"must be between {lo} and {hi}"
+        return None
+
+    return check
+
+
+def one_of(*choices: str) -> Validator:
+    def check(value: Any) -> str | None:
+        if value is not None and value not in choices:
+            return f"must be one of {', '.join(choices)}"
+        return None
+
+    return check
+
+
+def each_of(*choices: str, allow_empty: bool = True) -> Validator:
+    """Every item of a list is one of `choices` (Kafka's ValidList.in)."""
+
+    def check(value: Any) -> str | None:
+        if value is None:
+            return None
+        if not value and not allow_empty:
+            return f"must name at least one of {', '.join(choices)}"
+        bad = [item for item in value if item not in choices]
+        if bad:
+            return f"item {bad[0]!r} must be one of {', '.join(choices)}"
+        return None
+
+    return check
+
+
+# ---------------------------------------------------------------------------------------
+# Parsing and printing
+
+
+def parse_value(name: str, type_: Type, raw: Any) -> Any:
+    """Kafka's ConfigDef.parseType, for text and for already-typed Python values. LIST
+    and CSV give lists."""
+    if type_ in _INT_RANGES:
+        lo, hi = _INT_RANGES[type_]
+        if isinstance(raw, bool):
+            raise InvalidConfig(name, f"expected an integer ({type_.value})", raw)
+        if isinstance(raw, int):
+            value = raw
+        elif isinstance(raw, str) and _INT_RE.fullmatch(raw.strip()):
+            value = int(raw.strip())
+        else:
+            raise InvalidConfig(name, f"expected an integer ({type_.value})", raw)
+        if not lo <= value <= hi:
+            raise InvalidConfig(name, f"out of range for a Java {type_.value} ({lo}..{hi})", raw)
+        return value
+    if type_ is Type.DOUBLE:
+        if isinstance(raw, bool):
+            raise InvalidConfig(name, "expected a number", raw)
+        if isinstance(raw, (int, float)):
+            return float(raw)
+        if isinstance(raw, str) and _DOUBLE_RE.fullmatch(raw.strip()):
+            return float(raw.strip())
+        raise InvalidConfig(name, "expected a number", raw)
+    if type_ is Type.BOOLEAN:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
+            return raw.strip().lower() == "true"
+        raise InvalidConfig(name, "expected true or false", raw)
+    if type_ is Type.STRING:
+        if isinstance(raw, str):
+            return raw.strip()
+        raise InvalidConfig(name, "expected a string", raw)
+    if type_ is Type.LIST:
+        if isinstance(raw, str):
+            text = raw.strip()
+            return LIST_SPLIT_RE.split(text) if text else []
+        if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
+            return [item.strip() for item in raw]
+        raise InvalidConfig(name, "expected a comma-separated list", raw)
+    if type_ is Type.CSV:
+        if isinstance(raw, os.PathLike):
+            raw = os.fspath(raw)
+        if isinstance(raw, str):
+            return [item for item in LIST_SPLIT_RE.split(raw.strip()) if item]
+        if isinstance(raw, (list, tuple)):
+            items = [os.fspath(item) if isinstance(item, os.PathLike) else item for item in raw]
+            if all(isinstance(item, str) for item in items):
+                return [item.strip() for item in items if item.strip()]
+        raise InvalidConfig(name, "expected a comma-separated list", raw)
+    raise AssertionError(type_)
+
+
+def format_value(type_: Type, value: Any) -> str | None:
+    """A typed value as Kafka prints it in DescribeConfigs (ConfigDef.convertToString)."""
+    if value is None:
+        return None
+    if type_ is Type.BOOLEAN:
+        return "true" if value else "false"
+    if type_ in (Type.LIST, Type.CSV):
+        return ",".join(value)
+    if type_ is Type.DOUBLE:
+        return repr(float(value))
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------------
+# ConfigKey
+
+_SAME = object()
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One config name: type, pylog default, validator, documentation, use.
+
+    `default` is typed (None: no value unless given). `kafka_default` is Kafka's, when pylog
+    chose another. `acted_on` is False for names accepted and reported but not read by any
+    behaviour yet. `pylog_only` names are not Kafka configs."""
+
+    name: str
+    type: Type
+    default: Any
+    doc: str = ""
+    validator: Validator | None = None
+    acted_on: bool = True
+    kafka_default: Any = _SAME
+    pylog_only: bool = False
+
+    @property
+    def attribute(self) -> str:
+        """The snake_case attribute of the name: log.segment.bytes -> log_segment_bytes."""
+        return self.name.replace(".", "_")
+
+    @property
+    def kafka(self) -> Any:
+        """Kafka's own default (typed)."""
+        return self.default if self.kafka_default is _SAME else self.kafka_default
+
+    def parse(self, raw: Any) -> Any:
+        """The typed value of text or a Python value; InvalidConfig when it is refused."""
+        value = parse_value(self.name, self.type, raw)
+        if self.validator is not None:
+            reason = self.validator(value)
+            if reason is not None:
+                raise InvalidConfig(self.name, reason, raw)
+        return value
+
+    def format(self, value: Any) -> str | None:
+        return format_value(self.type, value)
+
+    def renamed(self, name: str, **changes: Any) -> ConfigKey:
+        """The same definition under another name (a broker synonym of a topic config),
+        with `changes` (doc, default, validator, ...) applied."""
+        return dataclasses.replace(self, name=name, **changes)
