@@ -11,9 +11,15 @@
       └── Dispatcher        API key -> handler, with the advertised version ranges
 
 Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
-stop), binds the listener (port 0 picks a free port) and starts housekeeping; `await
-stop()` stops accepting, lets answered requests finish, flushes and checkpoints every
-log and writes the clean-shutdown marker.
+stop), loads the committed offsets and groups, finishes a topic deletion a crash
+interrupted (after the offsets are loaded, so that its offsets go too), binds the
+listener (port 0 picks a free port) and starts housekeeping; `await stop()` stops
+accepting, lets answered requests finish, flushes and checkpoints every log and writes
+the clean-shutdown marker.
+
+Topic deletion (`delete_topic`): marked in the metadata, the logs removed, the group
+coordinator told (every group's committed offsets of the partitions are removed, as
+Kafka's broker does when the controller deletes a topic), then the metadata entry.
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
@@ -127,12 +133,15 @@ class Broker:
                                            topic_configs=topic_configs,
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms)
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
+        interrupted = []
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
-                self.delete_topic(topic.name)  # a delete interrupted by a crash
+                interrupted.append(topic.name)
             else:
                 self._open_partitions(topic, 0, started_ms)
         self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
+        for name in interrupted:
+            self.delete_topic(name)   # a delete interrupted by a crash: its offsets may be left too
         self.group_coordinator.load()
         bind_host, bind_port = self.config.listener_address()
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
@@ -236,6 +245,9 @@ class Broker:
             self.log_manager.delete_log(name, index)
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         self.log_manager.set_topic_config(name, None)
+        # Before the topic is gone from the metadata: a crash before this point leaves the
+        # topic marked, and the restart deletes it again, tombstones included.
+        self.group_coordinator.on_partitions_deleted((name, index) for index in range(topic.num_partitions))
         self.metadata.remove_topic(name)
         log.info("deleted topic %s", name)
 

@@ -19,12 +19,15 @@ pure machine leaves out:
   `store.loaded_groups()` as Empty or Stable, every member's session restarting;
 - the offsets side: `validate_offset_commit`, `group_state_name`, `is_group_empty_or_dead`,
   `members_of`, `ensure_group`, `maybe_remove_empty_group`, and `on_group_deleted(group_id)`
-  called when DeleteGroups removed a group (the offsets store drops its offsets).
+  called when DeleteGroups removed a group (the offsets store drops its offsets);
+- topic deletion: `on_partitions_deleted(partitions)`, called by the broker, has the store
+  remove every group's offsets of those partitions.
 
 Store interface (duck-typed):
 
     write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> None
     loaded_groups() -> dict[str, GroupMetadataValue]
+    delete_partitions(partitions: list[tuple[str, int]]) -> dict[str, list[tuple[str, int]]]
 
 Scheduler interface: `call_at(when_ms, callback) -> handle` with `handle.cancel()`.
 `LoopScheduler` maps it onto the running loop's `call_later`.
@@ -259,6 +262,22 @@ class GroupCoordinator:
                     continue
                 log.info("deleted group %s", group_id)
         return results
+
+    def on_partitions_deleted(self, partitions: Iterable[tuple[str, int]]) -> None:
+        """Partitions of a deleted topic: every group's committed offsets of them are
+        removed (the store writes the tombstones). A failed write is logged and the topic
+        deletion stands, as in Kafka."""
+        partitions = list(partitions)
+        if self.store is None or not partitions:
+            return
+        try:
+            removed = self.store.delete_partitions(partitions)
+        except Exception as exc:
+            log.error("deleting the committed offsets of %d deleted partition(s) failed: %s", len(partitions), exc)
+            return
+        if removed:
+            log.info("removed %d committed offset(s) of deleted partitions, in %d group(s)",
+                     sum(len(tps) for tps in removed.values()), len(removed))
 
     # -- for the offsets side ----------------------------------------------------------
 

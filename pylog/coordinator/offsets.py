@@ -12,17 +12,23 @@ Record layout (key and value each start with an int16 version):
     key version 2    GroupMetadataKey   (group)                         -> group metadata
     value None                          a tombstone: the key is deleted
 
-What pylog writes, as Kafka 3.9 does (`MetadataVersion.offsetCommitValueVersion`,
-`groupMetadataValueVersion`):
+What pylog writes, as Kafka 4.1's group coordinator does (GroupCoordinatorRecordHelpers):
 
-    OffsetCommitKey v1, OffsetCommitValue v3 (offset, leader epoch, metadata, commit time),
-    or v1 (no leader epoch, + expire timestamp) when the commit carried a retention time
-    (OffsetCommit v2-v4 `retention_time_ms` != -1);
+    OffsetCommitKey v1, OffsetCommitValue v4 (offset, leader epoch, metadata, commit time;
+    flexible, its tagged topic id left out as Kafka leaves out the zero id of commits by
+    name), or v1 (no leader epoch, + expire timestamp) when the commit carried a retention
+    time (OffsetCommit v2-v4 `retention_time_ms` != -1);
     GroupMetadataKey v2, GroupMetadataValue v3.
 
 Each write (one commit request, one group-metadata change, one set of tombstones) is one
-record batch (magic 2, uncompressed, CreateTime = the broker's clock) appended to partition
+record batch (magic 2, uncompressed, CreateTime = the broker's clock, no producer id and
+base sequence 0, as Kafka's coordinator runtime builds them) appended to partition
 `partition_for(group_id)`; the in-memory view changes only after the append succeeded.
+Kafka may also put the records of writes less than `group.coordinator.append.linger.ms`
+apart into one batch; pylog does not wait.
+
+Topic deletion (`delete_partitions`): tombstones for every group's offsets of the deleted
+partitions, per `__consumer_offsets` partition, as Kafka's onPartitionsDeleted writes them.
 
 Partition choice (`partition_for`): `Utils.abs(groupId.hashCode) % partitionCount`, with
 Java's String.hashCode (over UTF-16 code units, int32 arithmetic) and Kafka's Utils.abs
@@ -95,11 +101,13 @@ OFFSETS_TOPIC = "__consumer_offsets"
 # Record key versions in __consumer_offsets.
 OFFSET_COMMIT_KEY_VERSIONS = (0, 1)
 GROUP_METADATA_KEY_VERSION = 2
-# What pylog writes (Kafka 3.9).
+# What pylog writes (Kafka 4.1).
 OFFSET_COMMIT_KEY_WRITE_VERSION = 1
-OFFSET_COMMIT_VALUE_WRITE_VERSION = 3
+OFFSET_COMMIT_VALUE_WRITE_VERSION = 4
 OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION = 1
 GROUP_METADATA_VALUE_WRITE_VERSION = 3
+# Kafka's coordinator runtime builds its batches with base sequence 0 (and no producer id).
+COORDINATOR_BASE_SEQUENCE = 0
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 NO_TIMESTAMP = -1
@@ -241,6 +249,32 @@ def decode_subscription(data) -> list[str] | None:
         return None
 
 
+BATCH_HEADER_BYTES = 61
+RECORD_OVERHEAD_BYTES = 30     # a v2 record's varints and attributes, at most (with no headers)
+
+
+def _tombstone_bytes(key: bytes) -> int:
+    return RECORD_OVERHEAD_BYTES + len(key)
+
+
+def _chunks_within(items: list, size_of, limit_bytes: int) -> list[list]:
+    """`items` cut into runs whose records (`size_of` each) fit in one batch of `limit_bytes`;
+    an item too large on its own is a run by itself."""
+    chunks: list[list] = []
+    current: list = []
+    used = BATCH_HEADER_BYTES
+    for item in items:
+        size = size_of(item)
+        if current and used + size > limit_bytes:
+            chunks.append(current)
+            current, used = [], BATCH_HEADER_BYTES
+        current.append(item)
+        used += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 def _append_error(exc: BaseException) -> ErrorCode:
     """Kafka's mapping of an append failure to the coordinator's answer (appendForGroup)."""
     code = error_code_for(exc)
@@ -303,20 +337,24 @@ class OffsetStore:
             self.broker.create_topic(OFFSETS_TOPIC, self.num_partitions_config, self.topic_configs())
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
+        """One batch with `records` on the group's partition (BrokerError on failure)."""
+        self._append_to(self.partition_for(group_id), records, now_ms, f"group {group_id!r}")
+
+    def _append_to(self, index: int, records: list[tuple[bytes, bytes | None]], now_ms: int, owner: str) -> None:
         if not records:
             return
         try:
             self.ensure_topic()
-            partition = self.broker.partition(OFFSETS_TOPIC, self.partition_for(group_id))
+            partition = self.broker.partition(OFFSETS_TOPIC, index)
             if partition is None:
-                raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                                  f"partition {self.partition_for(group_id)} of {OFFSETS_TOPIC} is missing")
-            batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms)
+                raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"partition {index} of {OFFSETS_TOPIC} is missing")
+            batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms,
+                                base_sequence=COORDINATOR_BASE_SEQUENCE)
             partition.append(batch, now_ms, AppendOrigin.COORDINATOR)
         except Exception as exc:
             code = _append_error(exc)
-            log.warning("writing %d record(s) of group %r to %s failed: %s (%s)", len(records), group_id,
-                        OFFSETS_TOPIC, exc, code.name)
+            log.warning("writing %d record(s) of %s to %s-%d failed: %s (%s)", len(records), owner,
+                        OFFSETS_TOPIC, index, exc, code.name)
             raise BrokerError(code, str(exc)) from exc
 
     # -- offsets -----------------------------------------------------------------------
@@ -361,6 +399,38 @@ class OffsetStore:
         if group_tombstone:
             self._groups.pop(group_id, None)
         return len(removed)
+
+    def delete_partitions(self, partitions: Iterable[TopicPartition],
+                          now_ms: int | None = None) -> dict[str, list[TopicPartition]]:
+        """Topic deletion: tombstones for every group's committed offsets of `partitions`
+        (Kafka's onPartitionsDeleted), so that a topic created again under the same name
+        does not resume at them. The tombstones of the groups of one `__consumer_offsets`
+        partition go into as few batches as `max.message.bytes` allows; groups in the
+        order they first committed, each group's partitions in the order given. Returns
+        what was removed, per group; a failed append raises BrokerError, with the view
+        keeping what the log still has."""
+        deleted = list(dict.fromkeys(partitions))
+        now = wall_clock_ms() if now_ms is None else now_ms
+        by_index: dict[int, list[tuple[str, TopicPartition]]] = {}
+        for group_id, offsets in self._offsets.items():
+            for tp in deleted:
+                if tp in offsets:
+                    by_index.setdefault(self.partition_for(group_id), []).append((group_id, tp))
+        removed: dict[str, list[TopicPartition]] = {}
+        for index, doomed in sorted(by_index.items()):
+            limit = self._max_batch_bytes(index)
+            for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(offset_commit_key(item[0], *item[1])),
+                                        limit):
+                records = [(offset_commit_key(group_id, t, p), None) for group_id, (t, p) in chunk]
+                self._append_to(index, records, now, f"deleted partitions ({len(chunk)} offsets)")
+                for group_id, tp in chunk:
+                    self._forget_offsets(group_id, [tp])
+                    removed.setdefault(group_id, []).append(tp)
+        return removed
+
+    def _max_batch_bytes(self, index: int) -> int:
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        return partition.log.config.max_message_bytes if partition is not None else 1 << 20
 
     def _forget_offsets(self, group_id: str, partitions: Iterable[TopicPartition]) -> None:
         current = self._offsets.get(group_id)
