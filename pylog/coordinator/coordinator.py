@@ -13,9 +13,11 @@ pure machine leaves out:
   default) completes within the same request: the first join of a new group is
   answered at once;
 - persistence: an optional `store` gets the group metadata record (Kafka's
-  GroupMetadataValue, version 3 layout) when a rebalance completes (leader's SyncGroup,
-  group Stable), when a static member takes its slot back, when a group becomes Empty,
-  and a tombstone (None) when it is deleted; at `load()` the groups come back from
+  GroupMetadataValue, version 3 layout) when a JoinGroup creates the group (generation 0,
+  no protocol type, no members: Kafka's "empty group" record), when a rebalance completes
+  (the leader's SyncGroup; written as the group was in CompletingRebalance), when a static
+  member takes its slot back, when a group becomes Empty, and a tombstone (None) when it
+  is deleted; at `load()` the groups come back from
   `store.loaded_groups()` as Empty or Stable, every member's session restarting;
 - the offsets side: `validate_offset_commit`, `group_state_name`, `is_group_empty_or_dead`,
   `members_of`, `ensure_group`, `maybe_remove_empty_group`, and `on_group_deleted(group_id)`
@@ -166,7 +168,11 @@ class GroupCoordinator:
         if group is None:
             if request.member_id:
                 return JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id=request.member_id)
-            group = self.groups[group_id] = self._new_group(group_id)
+            group = self._new_group(group_id)
+            error = self._write_new_group(group)
+            if error:
+                return JoinResult(error, member_id=request.member_id)
+            self.groups[group_id] = group
         ticket = asyncio.get_running_loop().create_future()
         group.join(request, ticket, self.clock())
         self._settle(group)
@@ -354,6 +360,19 @@ class GroupCoordinator:
     def _new_group(self, group_id: str) -> ClassicGroup:
         return ClassicGroup(group_id, self.config, self.clock(), member_id_suffix=self.member_id_suffix)
 
+    def _write_new_group(self, group: ClassicGroup) -> ErrorCode:
+        """A JoinGroup created the group: its empty generation-0 record (no protocol type,
+        no members) is written first, as Kafka does to have the group in its log. A failed
+        write fails the join and the group is not created."""
+        if self.store is None:
+            return ErrorCode.NONE
+        try:
+            self.store.write_group_metadata(group.group_id, value_from_record(group.to_record()))
+        except Exception as exc:
+            log.warning("group %s: writing the new group failed: %s", group.group_id, exc)
+            return error_code_for(exc)
+        return ErrorCode.NONE
+
     def _forget(self, group_id: str) -> None:
         self.groups.pop(group_id, None)
         timer = self._timers.pop(group_id, None)
@@ -403,9 +422,9 @@ class GroupCoordinator:
     def _deliver(self, group: ClassicGroup, effects: Effects, persist: bool = True) -> None:
         for note in effects.notes:
             log.info("group %s: %s", group.group_id, note)
-        if effects.store and persist and self.store is not None:
+        if effects.record is not None and persist and self.store is not None:
             try:
-                self.store.write_group_metadata(group.group_id, value_from_group(group))
+                self.store.write_group_metadata(group.group_id, value_from_record(effects.record))
             except Exception:
                 # Kafka answers the members with the storage error and rebalances; pylog's
                 # store is a local append, so this is a bug or a full disk: log it and go on.
@@ -423,7 +442,10 @@ class GroupCoordinator:
 
 
 def value_from_group(group: ClassicGroup) -> GroupMetadataValue:
-    record = group.to_record()
+    return value_from_record(group.to_record())
+
+
+def value_from_record(record: dict) -> GroupMetadataValue:
     return GroupMetadataValue(
         protocol_type=record["protocol_type"], generation=record["generation"],
         protocol=record["protocol"], leader=record["leader"],

@@ -227,11 +227,14 @@ class Effects:
 
     joins: list[tuple[object, JoinResult]] = field(default_factory=list)
     syncs: list[tuple[object, SyncResult]] = field(default_factory=list)
-    store: bool = False          # write the group metadata record (state as it is now)
+    # the group metadata record to write (`ClassicGroup.to_record()`), taken when the change
+    # happened, as Kafka builds it: the leader's assignment is written with the group
+    # still in CompletingRebalance, before it turns Stable
+    record: dict | None = None
     notes: list[str] = field(default_factory=list)   # what happened, for the log
 
     def __bool__(self) -> bool:
-        return bool(self.joins or self.syncs or self.store or self.notes)
+        return bool(self.joins or self.syncs or self.record is not None or self.notes)
 
 
 @dataclass(frozen=True)
@@ -548,7 +551,7 @@ class ClassicGroup:
                 # No rebalance. The answer names the *previous* leader id: were the rejoining
                 # member the leader, it would otherwise run its assignor, and a Stable group
                 # would drop that assignment; this way it just syncs and gets its old one.
-                self._effects.store = True
+                self._effects.record = self.to_record()
                 member.awaiting_join = None
                 self._awaiting_join -= 1
                 self._answer_join(ticket, JoinResult(
@@ -591,8 +594,8 @@ class ClassicGroup:
                 assignment = {m: bytes(request.assignments.get(m, b"") or b"") for m in self.members}
                 for m in self.members.values():
                     m.assignment = assignment[m.member_id]
+                self._effects.record = self.to_record()
                 self._transition(Event.ASSIGNMENT_RECEIVED, now_ms)
-                self._effects.store = True
                 self._effects.notes.append(f"generation {self.generation_id} is Stable with "
                                            f"{len(self.members)} member(s)")
                 self._propagate_assignment(ErrorCode.NONE, now_ms)
@@ -843,7 +846,7 @@ class ClassicGroup:
         if not self.members:
             self.protocol_name = None
             self._transition(Event.JOIN_COMPLETED_EMPTY, now_ms)
-            self._effects.store = True
+            self._effects.record = self.to_record()
             self._effects.notes.append(f"generation {self.generation_id} is Empty")
             return
         self.protocol_name = self.select_protocol()

@@ -560,3 +560,26 @@ def test_list_describe_and_delete_groups_with_the_admin_client(group_broker):
     finally:
         admin.close()
         consumer.close()
+
+
+# ---------------------------------------------------------------------------------------
+# what the group records of its members
+
+
+@pytest.mark.parametrize("host,expected", [("127.0.0.1", "/127.0.0.1"), ("::1", "/0:0:0:0:0:0:0:1")])
+def test_a_members_client_host_is_its_address_as_java_prints_it(tmp_path, host, expected):
+    """Kafka stores `InetAddress.toString()`: a "/" before the address, IPv6 unabbreviated."""
+    from protocol.messages import DescribeGroupsRequest, JoinGroupRequest
+    from pylog.testing import EmbeddedBroker
+    from tests.integration.support import WireClient
+
+    with EmbeddedBroker(tmp_path / "data", host=host) as embedded, \
+            WireClient(f"{host}:{embedded.port}") as client:
+        joined = client.request(11, 0, JoinGroupRequest(
+            group_id="hosts", session_timeout_ms=10_000, member_id="", protocol_type="consumer",
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")]))
+        assert joined.error_code == 0
+        (group,) = client.request(15, 0, DescribeGroupsRequest(groups=["hosts"])).groups
+        assert [m.client_host for m in group.members] == [expected]
+        stored = embedded.call(lambda: embedded.broker.offset_store.group_metadata("hosts"))
+    assert stored is not None and stored.generation == 0      # the new group's record, written at the join

@@ -92,6 +92,10 @@ class FakeStore:
 
     def write_group_metadata(self, group_id, value):
         self.writes.append((group_id, value))
+        if value is None:
+            self.groups.pop(group_id, None)
+        else:
+            self.groups[group_id] = value
 
     def loaded_groups(self):
         return dict(self.groups)
@@ -100,7 +104,7 @@ class FakeStore:
         return set(self.offset_groups)
 
     def has_group(self, group_id):
-        return group_id in self.offset_groups
+        return group_id in self.offset_groups or group_id in self.groups
 
 
 def make_coordinator(config: GroupConfig = CONFIG, store=None, deleted: list | None = None):
@@ -341,15 +345,18 @@ def test_group_metadata_is_written_when_stable_empty_and_deleted():
     async def scenario():
         coordinator, _ = make_coordinator(store=store, deleted=deleted)
         a, b = await form_stable(coordinator, 2)
-        assert len(store.writes) == 1
+        assert len(store.writes) == 2
         coordinator.leave_group("g", [(a, None), (b, None)])
         assert coordinator.delete_groups(["g", "g-unknown"]) == {"g": ErrorCode.NONE,
                                                                   "g-unknown": ErrorCode.GROUP_ID_NOT_FOUND}
         return a, b, coordinator
 
     a, b, coordinator = run(scenario)
-    (stable_id, stable), (empty_id, empty), (tomb_id, tomb) = store.writes
-    assert stable_id == empty_id == tomb_id == "g" and tomb is None
+    (new_id, new), (stable_id, stable), (empty_id, empty), (tomb_id, tomb) = store.writes
+    assert new_id == stable_id == empty_id == tomb_id == "g" and tomb is None
+    # the first JoinGroup wrote Kafka's empty group: generation 0, no protocol type, no members
+    assert (new.protocol_type, new.generation, new.protocol, new.leader, new.current_state_timestamp,
+            new.members) == ("", 0, None, None, START_MS, [])
     assert (stable.protocol_type, stable.generation, stable.protocol, stable.leader) == ("consumer", 2, "range", a)
     assert [(m.member_id, m.client_id, m.client_host, m.session_timeout, m.rebalance_timeout, m.subscription,
              m.assignment) for m in stable.members] == [
@@ -362,6 +369,43 @@ def test_group_metadata_is_written_when_stable_empty_and_deleted():
     # the value encodes as GroupMetadataValue v3
     codec.encode(stable, 3)
     codec.encode(empty, 3)
+
+
+def test_the_assignment_is_written_with_the_time_the_group_entered_completing_rebalance():
+    """Kafka builds the record before the group turns Stable: its timestamp is that of the
+    CompletingRebalance transition, not of the leader's SyncGroup."""
+    store = FakeStore()
+
+    async def scenario():
+        coordinator, scheduler = make_coordinator(store=store)
+        joined = await coordinator.join_group("g", join_request())
+        scheduler.advance(700)
+        synced = await coordinator.sync_group("g", SyncRequest(member_id=joined.member_id,
+                                                               generation_id=joined.generation_id,
+                                                               assignments={joined.member_id: b"a"}))
+        return synced, coordinator.group("g").state_timestamp_ms
+
+    synced, stable_since = run(scenario)
+    assert synced.error == ErrorCode.NONE
+    (_, new), (_, stable) = store.writes
+    assert new.current_state_timestamp == START_MS and new.generation == 0
+    assert (stable.generation, stable.current_state_timestamp, stable_since) == (1, START_MS, START_MS + 700)
+
+
+class FailingStore(FakeStore):
+    def write_group_metadata(self, group_id, value):
+        from pylog.errors import BrokerError
+        raise BrokerError(ErrorCode.NOT_COORDINATOR, "the log is gone")
+
+
+def test_a_join_whose_new_group_cannot_be_written_fails_and_creates_nothing():
+    async def scenario():
+        coordinator, _ = make_coordinator(store=FailingStore())
+        result = await coordinator.join_group("g", join_request())
+        return result, coordinator.group_state_name("g")
+
+    result, state = run(scenario)
+    assert (result.error, result.member_id, state) == (ErrorCode.NOT_COORDINATOR, "", None)
 
 
 def test_groups_are_loaded_from_the_store_and_their_sessions_restart():

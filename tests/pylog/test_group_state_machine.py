@@ -98,7 +98,7 @@ class Harness:
         for ticket, result in effects.joins + effects.syncs:
             assert ticket not in self.answers, f"{ticket} answered twice"
             self.answers[ticket] = result
-        self.stores += effects.store
+        self.stores += effects.record is not None
         self.notes += effects.notes
 
     # answers
