@@ -181,9 +181,7 @@ class Broker:
                     self.log_manager.write_checkpoints()
                     last_checkpoint_ms = current
                 if current - last_offsets_expiry_ms >= self.config.offsets_retention_check_interval_ms:
-                    expired = self.offset_store.expire(current)
-                    for group_id in expired.dead_groups:
-                        self.group_coordinator.maybe_remove_empty_group(group_id)
+                    self.offset_store.expire(current)   # hands the groups it empties to the coordinator
                     last_offsets_expiry_ms = current
                 if current - last_expiry_ms >= PRODUCER_EXPIRATION_CHECK_INTERVAL_MS:
                     self.log_manager.remove_expired_producers(current)

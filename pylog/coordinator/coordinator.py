@@ -19,7 +19,7 @@ pure machine leaves out:
   member takes its slot back, when a group becomes Empty, and a tombstone (None) when it
   is deleted; at `load()` the groups come back from
   `store.loaded_groups()` as Empty or Stable, every member's session restarting;
-- the offsets side: `validate_offset_commit`, `group_state_name`, `is_group_empty_or_dead`,
+- the offsets side: `validate_offset_commit`, `group_state`, `is_group_empty_or_dead`,
   `members_of`, `ensure_group`, `maybe_remove_empty_group`, and `on_group_deleted(group_id)`
   called when DeleteGroups removed a group (the offsets store drops its offsets);
 - topic deletion: `on_partitions_deleted(partitions)`, called by the broker, has the store
@@ -98,10 +98,11 @@ class MemberInfo:
 class ListedGroup:
     group_id: str
     protocol_type: str
-    state: str
+    state: GroupState
 
 
-DEAD_SUMMARY = GroupSummary(GroupState.DEAD.value, "", "", ())
+DEAD_SUMMARY = GroupSummary(GroupState.DEAD, "", "", ())
+NO_SUMMARY = GroupSummary(None, "", "", ())
 
 
 class GroupCoordinator:
@@ -221,21 +222,23 @@ class GroupCoordinator:
 
     def describe_group(self, group_id: str) -> tuple[ErrorCode, GroupSummary]:
         if not self.active:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, GroupSummary("", "", "", ())
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_SUMMARY
         if group_id is None:
-            return ErrorCode.INVALID_GROUP_ID, GroupSummary("", "", "", ())
+            return ErrorCode.INVALID_GROUP_ID, NO_SUMMARY
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, DEAD_SUMMARY      # Kafka before DescribeGroups v6
         return ErrorCode.NONE, group.summary()
 
     def list_groups(self, states: Iterable[str] = ()) -> tuple[ErrorCode, list[ListedGroup]]:
+        """The groups, or those in one of `states` (state names, any case, as ListGroups v4+
+        filters; a name that is no state matches nothing)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         wanted = {s.lower() for s in states}
-        listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state_name)
+        listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
-                  if g.state is not GroupState.DEAD and (not wanted or g.state_name.lower() in wanted)]
+                  if g.state is not GroupState.DEAD and (not wanted or g.state.value.lower() in wanted)]
         return ErrorCode.NONE, listed
 
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
@@ -321,9 +324,9 @@ class GroupCoordinator:
         self._forget(group_id)
         return True
 
-    def group_state_name(self, group_id: str) -> str | None:
+    def group_state(self, group_id: str) -> GroupState | None:
         group = self.groups.get(group_id)
-        return group.state_name if group is not None else None
+        return group.state if group is not None else None
 
     def is_group_empty_or_dead(self, group_id: str) -> bool:
         group = self.groups.get(group_id)

@@ -109,7 +109,7 @@ NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000   # Kafka's GroupCoordinator.NewMembe
 
 
 class GroupState(enum.Enum):
-    """Kafka's state names, as DescribeGroups and ListGroups show them."""
+    """The classic group states; each value is the name DescribeGroups and ListGroups send."""
 
     EMPTY = "Empty"
     PREPARING_REBALANCE = "PreparingRebalance"
@@ -249,9 +249,9 @@ class MemberSummary:
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """What DescribeGroups shows."""
+    """What DescribeGroups shows (`state` None: the group could not be described)."""
 
-    state: str
+    state: GroupState | None
     protocol_type: str
     protocol_data: str
     members: tuple[MemberSummary, ...]
@@ -348,10 +348,6 @@ class ClassicGroup:
         return (f"ClassicGroup({self.group_id!r}, {self.state.value}, generation {self.generation_id}, "
                 f"{len(self.members)} member(s))")
 
-    @property
-    def state_name(self) -> str:
-        return self.state.value
-
     def is_leader(self, member_id: str) -> bool:
         return self.leader_id is not None and self.leader_id == member_id
 
@@ -404,7 +400,7 @@ class ClassicGroup:
                           m.metadata(self.protocol_name) if stable else b"",
                           m.assignment if stable else b"")
             for m in self.members.values())
-        return GroupSummary(self.state.value, self.protocol_type or "",
+        return GroupSummary(self.state, self.protocol_type or "",
                             (self.protocol_name or "") if stable else "", members)
 
     def next_deadline_ms(self) -> int | None:

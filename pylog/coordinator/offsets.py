@@ -92,6 +92,7 @@ from protocol.records import ControlType, build_batch, iter_batch_headers, iter_
 from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
+from pylog.coordinator.group import GroupState
 from pylog.errors import BrokerError, error_code_for
 
 log = logging.getLogger("pylog.offsets")
@@ -132,11 +133,11 @@ class CommittedOffset:
 class GroupFacts:
     """What offset expiry and OffsetDelete need to know about a group.
 
-    `state` is Kafka's state name lower-cased ("empty", "preparingrebalance",
-    "completingrebalance", "stable"); `protocol_type` None = a simple group (offsets only);
-    `subscribed_topics` None = unknown; `live` = from the group coordinator."""
+    `state` is never Dead (a Dead group has no facts); `protocol_type` None = a simple
+    group (offsets only); `subscribed_topics` None = unknown; `live` = from the group
+    coordinator."""
 
-    state: str
+    state: GroupState
     protocol_type: str | None
     state_timestamp_ms: int
     subscribed_topics: set[str] | None
@@ -286,12 +287,6 @@ def _append_error(exc: BaseException) -> ErrorCode:
     if code in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
         return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
     return code
-
-
-def _normalize_state(name: str | None) -> str | None:
-    if name is None:
-        return None
-    return str(getattr(name, "name", name)).replace("_", "").lower()
 
 
 # ---------------------------------------------------------------------------------------
@@ -566,20 +561,20 @@ class OffsetStore:
         coordinator = getattr(self.broker, "group_coordinator", None)
         lookup = getattr(coordinator, "group", None)
         group = lookup(group_id) if lookup is not None else None
-        if group is not None and _normalize_state(group.state_name) != "dead":
+        if group is not None and group.state is not GroupState.DEAD:
             protocol_type = group.protocol_type or None
             subscribed = None
             if protocol_type == CONSUMER_PROTOCOL_TYPE and group.protocol_name:
                 subscribed = _union_of_subscriptions(m.metadata(group.protocol_name) for m in group.members.values())
-            return GroupFacts(_normalize_state(group.state_name), protocol_type, group.state_timestamp_ms,
+            return GroupFacts(group.state, protocol_type, group.state_timestamp_ms,
                               subscribed, live=True)
         value = self._groups.get(group_id)
         if value is None and group_id not in self._offsets:
             return None
         if value is None:
-            return GroupFacts("empty", None, NO_TIMESTAMP, None, live=False)
+            return GroupFacts(GroupState.EMPTY, None, NO_TIMESTAMP, None, live=False)
         # A coordinator that does not know a stored group has no members in it.
-        state = "stable" if value.members and coordinator is None else "empty"
+        state = GroupState.STABLE if value.members and coordinator is None else GroupState.EMPTY
         return GroupFacts(state, value.protocol_type or None, value.current_state_timestamp,
                           subscribed_topics(value), live=False)
 
@@ -600,9 +595,9 @@ class OffsetStore:
             excluded: set[str] = set()
             if facts.protocol_type is None:                      # simple consumer
                 base = None
-            elif facts.state == "empty":
+            elif facts.state is GroupState.EMPTY:
                 base = facts.state_timestamp_ms if facts.state_timestamp_ms >= 0 else None
-            elif (facts.state == "stable" and facts.protocol_type == CONSUMER_PROTOCOL_TYPE
+            elif (facts.state is GroupState.STABLE and facts.protocol_type == CONSUMER_PROTOCOL_TYPE
                   and facts.subscribed_topics is not None):
                 base, excluded = None, facts.subscribed_topics
             else:
@@ -610,7 +605,7 @@ class OffsetStore:
             expired = [tp for tp, c in offsets.items()
                        if tp[0] not in excluded
                        and self._is_expired(c, c.commit_timestamp_ms if base is None else base, now)]
-            dead = facts.state == "empty" and len(expired) == len(offsets)
+            dead = facts.state is GroupState.EMPTY and len(expired) == len(offsets)
             coordinator_owns = dead and facts.live and hasattr(coordinator, "maybe_remove_empty_group")
             records = [(offset_commit_key(group_id, t, p), None) for t, p in expired]
             if dead and not coordinator_owns:
@@ -640,14 +635,3 @@ class OffsetStore:
         if committed.expire_timestamp_ms >= 0:        # an explicit expire timestamp (v1 value)
             return now_ms >= committed.expire_timestamp_ms
         return now_ms - base_timestamp_ms >= self.retention_ms
-
-
-def get_store(broker) -> OffsetStore:
-    """The broker's OffsetStore (`broker.offset_store`), created and loaded on first use if
-    the broker did not make one at start."""
-    store = getattr(broker, "offset_store", None)
-    if store is None:
-        store = OffsetStore(broker)
-        store.load()
-        broker.offset_store = store
-    return store

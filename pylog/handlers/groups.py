@@ -178,7 +178,8 @@ def make_describe_groups_handler(broker):
         for group_id in request.groups:
             error, summary = broker.group_coordinator.describe_group(group_id)
             described.append(DescribeGroupsResponse.DescribedGroup(
-                error_code=error, group_id=group_id, group_state=summary.state,
+                error_code=error, group_id=group_id,
+                group_state=summary.state.value if summary.state is not None else "",
                 protocol_type=summary.protocol_type, protocol_data=summary.protocol_data,
                 members=[DescribeGroupsResponse.DescribedGroupMember(
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
@@ -197,7 +198,7 @@ def make_list_groups_handler(broker):
         error, groups = broker.group_coordinator.list_groups(states or [])
         return ListGroupsResponse(error_code=error, groups=[
             ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type,
-                                           group_state=g.state)
+                                           group_state=g.state.value)
             for g in groups])
 
     return handle

@@ -30,6 +30,7 @@ from kafka.structs import OffsetAndMetadata
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
 from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator.group import GroupState
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, WireClient, wait_until
 
@@ -440,8 +441,8 @@ def test_offset_delete(embedded):
                        and consumer.assignment(), 30,
                        "an assignment")
             consumer.commit({TopicPartition("subscribed", 0): OffsetAndMetadata(1, "", -1)})
-            wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state_name, "stable")
-                       == "Stable", 30, "a Stable group")
+            wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state, "stable")
+                       is GroupState.STABLE, 30, "a Stable group")
             member_id, generation = embedded.call(member_and_generation, embedded, "stable")
             client.request(8, 8, commit_request("stable", {("other", 0): (1, "", -1, -1)},
                                                 generation=generation, member_id=member_id))

@@ -28,7 +28,7 @@ from protocol.messages import (
     SyncGroupRequest,
 )
 from pylog.coordinator.coordinator import GroupCoordinator, value_from_group
-from pylog.coordinator.group import GroupConfig, JoinRequest, SyncRequest
+from pylog.coordinator.group import GroupConfig, GroupState, JoinRequest, SyncRequest
 from pylog.dispatch import RequestContext
 from pylog.handlers import groups as group_handlers
 
@@ -165,7 +165,7 @@ def test_first_join_is_answered_without_any_timer():
 
     coordinator, scheduler, result = run(scenario)
     assert result.error == ErrorCode.NONE and result.member_id == "kp-1" and result.generation_id == 1
-    assert coordinator.group_state_name("g") == "CompletingRebalance"
+    assert coordinator.group_state("g") is GroupState.COMPLETING_REBALANCE
 
 
 def test_parked_join_and_sync_are_answered_when_the_group_moves():
@@ -188,7 +188,7 @@ def test_parked_join_and_sync_are_answered_when_the_group_moves():
 
     a_sync, b_sync, coordinator = run(scenario)
     assert (a_sync.assignment, b_sync.assignment) == (b"A", b"B")
-    assert coordinator.group_state_name("g") == "Stable"
+    assert coordinator.group_state("g") is GroupState.STABLE
 
 
 def test_session_expiry_runs_on_the_scheduler():
@@ -282,7 +282,7 @@ def test_unknown_group_and_invalid_group_id():
                 await coordinator.sync_group("g", SyncRequest("someone", 1, {})),
                 coordinator.heartbeat("g", "someone", None, 1),
                 coordinator.leave_group("g", [("someone", None)]),
-                coordinator.group_state_name("g"))
+                coordinator.group_state("g"))
 
     join, invalid, sync, heartbeat, leave, state = run(scenario)
     assert join.error == ErrorCode.UNKNOWN_MEMBER_ID and invalid.error == ErrorCode.INVALID_GROUP_ID
@@ -298,20 +298,20 @@ def test_a_group_of_one_member_id_required_round_is_forgotten():
                               protocol_type="consumer", protocols=RANGE, client_id="c",
                               require_known_member_id=True)
         first = await coordinator.join_group("g", request)
-        state = coordinator.group_state_name("g")
+        state = coordinator.group_state("g")
         scheduler.advance(SESSION)
-        return first, state, coordinator.group_state_name("g")
+        return first, state, coordinator.group_state("g")
 
     first, before, after = run(scenario)
     assert first.error == ErrorCode.MEMBER_ID_REQUIRED
-    assert before == "Empty" and after is None
+    assert before is GroupState.EMPTY and after is None
 
 
 def test_invalid_session_timeout_does_not_create_the_group():
     async def scenario():
         coordinator, _ = make_coordinator()
         result = await coordinator.join_group("g", join_request(session_ms=500))
-        return result, coordinator.group_state_name("g")
+        return result, coordinator.group_state("g")
 
     result, state = run(scenario)
     assert result.error == ErrorCode.INVALID_SESSION_TIMEOUT and state is None
@@ -365,7 +365,7 @@ def test_group_metadata_is_written_when_stable_empty_and_deleted():
     assert stable.current_state_timestamp == START_MS
     assert (empty.generation, empty.protocol, empty.leader, empty.members) == (3, None, None, [])
     assert deleted == ["g"]
-    assert coordinator.group_state_name("g") is None
+    assert coordinator.group_state("g") is None
     # the value encodes as GroupMetadataValue v3
     codec.encode(stable, 3)
     codec.encode(empty, 3)
@@ -402,7 +402,7 @@ def test_a_join_whose_new_group_cannot_be_written_fails_and_creates_nothing():
     async def scenario():
         coordinator, _ = make_coordinator(store=FailingStore())
         result = await coordinator.join_group("g", join_request())
-        return result, coordinator.group_state_name("g")
+        return result, coordinator.group_state("g")
 
     result, state = run(scenario)
     assert (result.error, result.member_id, state) == (ErrorCode.NOT_COORDINATOR, "", None)
@@ -424,8 +424,8 @@ def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
     async def scenario():
         coordinator, scheduler = make_coordinator(store=store)
         coordinator.load()
-        state = coordinator.group_state_name("g")
-        offsets_only = coordinator.group_state_name("offsets-only")
+        state = coordinator.group_state("g")
+        offsets_only = coordinator.group_state("offsets-only")
         sync = await coordinator.sync_group("g", SyncRequest(follower, 2, {}))
         scheduler.advance(SESSION // 2)
         assert coordinator.heartbeat("g", leader, None, 2) == ErrorCode.NONE
@@ -433,9 +433,9 @@ def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
         return state, offsets_only, sync, coordinator
 
     state, offsets_only, sync, coordinator = run(scenario)
-    assert state == "Stable" and offsets_only == "Empty"
+    assert state is GroupState.STABLE and offsets_only is GroupState.EMPTY
     assert sync.assignment == follower.encode()
-    assert coordinator.group_state_name("g") == "PreparingRebalance"
+    assert coordinator.group_state("g") is GroupState.PREPARING_REBALANCE
     assert [m.member_id for m in coordinator.members_of("g")] == [leader]
 
 
@@ -461,7 +461,7 @@ def test_validate_offset_commit():
             "unknown group, member generation": coordinator.validate_offset_commit("x", 3, "m", None),
             "unknown group, simple": coordinator.validate_offset_commit("simple", -1, "", None),
         }
-        results["simple group state"] = coordinator.group_state_name("simple")
+        results["simple group state"] = coordinator.group_state("simple")
         results["simple group empty"] = coordinator.is_group_empty_or_dead("simple")
         a, b = await form_stable(coordinator, 2)
         results["member"] = coordinator.validate_offset_commit("g", 2, a, None)
@@ -475,7 +475,7 @@ def test_validate_offset_commit():
     assert results == {
         "unknown group, member generation": ErrorCode.ILLEGAL_GENERATION,
         "unknown group, simple": ErrorCode.NONE,
-        "simple group state": "Empty",
+        "simple group state": GroupState.EMPTY,
         "simple group empty": True,
         "member": ErrorCode.NONE,
         "stale generation": ErrorCode.ILLEGAL_GENERATION,
@@ -509,10 +509,11 @@ def test_list_and_describe():
     (error, all_groups), (_, filtered), (d_error, stable), (u_error, unknown) = run(scenario)
     assert error == ErrorCode.NONE
     assert sorted((g.group_id, g.protocol_type, g.state) for g in all_groups) == [
-        ("completing", "consumer", "CompletingRebalance"), ("empty", "", "Empty"), ("stable", "consumer", "Stable")]
+        ("completing", "consumer", GroupState.COMPLETING_REBALANCE), ("empty", "", GroupState.EMPTY),
+        ("stable", "consumer", GroupState.STABLE)]
     assert sorted(g.group_id for g in filtered) == ["empty", "stable"]
-    assert d_error == ErrorCode.NONE and (stable.state, stable.protocol_data) == ("Stable", "range")
-    assert u_error == ErrorCode.NONE and (unknown.state, unknown.members) == ("Dead", ())
+    assert d_error == ErrorCode.NONE and (stable.state, stable.protocol_data) == (GroupState.STABLE, "range")
+    assert u_error == ErrorCode.NONE and (unknown.state, unknown.members) == (GroupState.DEAD, ())
 
 
 # ---------------------------------------------------------------------------------------
@@ -593,9 +594,9 @@ def test_join_sync_heartbeat_leave_at_every_version(version):
         again = await call(table, 13, leave_version, leave)
         if leave_version < 3:
             assert again.error_code == ErrorCode.UNKNOWN_MEMBER_ID    # the member's error, at the top
-        return coordinator.group_state_name("g")
+        return coordinator.group_state("g")
 
-    assert run(scenario) == "Empty"
+    assert run(scenario) is GroupState.EMPTY
 
 
 def test_join_errors_encode_with_null_protocol_in_v7_and_empty_before():
@@ -677,6 +678,6 @@ def test_offsets_expiry_removes_only_empty_groups():
         await form_stable(coordinator, 1, group="busy")
         coordinator.validate_offset_commit("idle", -1, "", None)
         return (coordinator.maybe_remove_empty_group("busy"), coordinator.maybe_remove_empty_group("idle"),
-                coordinator.maybe_remove_empty_group("unknown"), coordinator.group_state_name("idle"))
+                coordinator.maybe_remove_empty_group("unknown"), coordinator.group_state("idle"))
 
     assert run(scenario) == (False, True, False, None)

@@ -30,6 +30,7 @@ from protocol.error_codes import ErrorCode
 from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMetadata
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.records import ControlType, build_batch, build_control_batch
+from pylog.coordinator.group import GroupState
 from pylog.coordinator.offsets import (
     OFFSETS_TOPIC,
     CommittedOffset,
@@ -498,7 +499,7 @@ def test_load_applies_transactional_offsets_on_commit_only(embedded):
 
 class FakeGroup:
     def __init__(self, state, protocol_type="consumer", protocol_name="range", subscriptions=(), state_ts=T0):
-        self.state_name = state
+        self.state = state
         self.protocol_type = protocol_type
         self.protocol_name = protocol_name
         self.state_timestamp_ms = state_ts
@@ -513,10 +514,6 @@ class FakeCoordinator:
 
     def group(self, group_id):
         return self.groups.get(group_id)
-
-    def group_state_name(self, group_id):
-        group = self.groups.get(group_id)
-        return group.state_name if group else None
 
     def maybe_remove_empty_group(self, group_id):
         self.removed.append(group_id)
@@ -567,7 +564,7 @@ def test_empty_group_expires_counting_from_when_it_became_empty(embedded):
 
 
 def test_live_empty_group_is_handed_to_the_coordinator_when_its_offsets_expire(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Empty", state_ts=T0 + MINUTE)})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.EMPTY, state_ts=T0 + MINUTE)})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("t", 0)], T0)
     assert on_loop(embedded, store.expire, T0 + RETENTION_MS).expired == {}          # counts from T0 + 1 min
@@ -577,7 +574,7 @@ def test_live_empty_group_is_handed_to_the_coordinator_when_its_offsets_expire(e
 
 
 def test_stable_consumer_group_keeps_offsets_of_subscribed_topics(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Stable", subscriptions=[subscription("a"), subscription("a", "b")])})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.STABLE, subscriptions=[subscription("a"), subscription("a", "b")])})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("a", 0), ("b", 0), ("c", 0)], T0)
     result = on_loop(embedded, store.expire, T0 + 100 * RETENTION_MS)
@@ -586,7 +583,7 @@ def test_stable_consumer_group_keeps_offsets_of_subscribed_topics(embedded):
     assert coordinator.removed == []
 
 
-@pytest.mark.parametrize("state", ["PreparingRebalance", "CompletingRebalance"])
+@pytest.mark.parametrize("state", [GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE])
 def test_rebalancing_group_keeps_every_offset(embedded, state):
     coordinator = FakeCoordinator({"g": FakeGroup(state)})
     store = new_store(embedded, coordinator)
@@ -595,7 +592,7 @@ def test_rebalancing_group_keeps_every_offset(embedded, state):
 
 
 def test_stable_group_with_undecodable_subscriptions_keeps_every_offset(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Stable", subscriptions=[b"\x00"])})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.STABLE, subscriptions=[b"\x00"])})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("a", 0)], T0)
     assert on_loop(embedded, store.expire, T0 + 100 * RETENTION_MS).expired == {}
