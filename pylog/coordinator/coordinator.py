@@ -215,7 +215,6 @@ class GroupCoordinator:
             return ErrorCode.NONE, [ErrorCode.UNKNOWN_MEMBER_ID for _ in members]
         result = group.leave(members, self.clock())
         self._settle(group)
-        self._maybe_forget_unused(group)
         return result
 
     # -- admin -------------------------------------------------------------------------
@@ -395,16 +394,8 @@ class GroupCoordinator:
             return
         try:
             self._settle(group)
-            self._maybe_forget_unused(group)
         except Exception:
             log.exception("group %s: timer failed", group_id)
-
-    def _maybe_forget_unused(self, group: ClassicGroup) -> None:
-        """A group that never formed a generation, has nobody waiting and nothing stored
-        (a JoinGroup v4+ that got MEMBER_ID_REQUIRED and never came back) is dropped."""
-        if (group.state is GroupState.EMPTY and group.generation_id == 0 and not group.members
-                and not group.pending_members and not self._store_has_group(group.group_id)):
-            self._forget(group.group_id)
 
     def _schedule(self, group: ClassicGroup) -> None:
         when = group.next_deadline_ms()

@@ -291,20 +291,26 @@ def test_unknown_group_and_invalid_group_id():
     assert state is None          # a rejected join does not create the group
 
 
-def test_a_group_of_one_member_id_required_round_is_forgotten():
+def test_a_group_of_one_member_id_required_round_stays_empty_and_stored():
+    """Kafka writes the new group at the first JoinGroup, MEMBER_ID_REQUIRED or not; the
+    pending member goes after its session timeout, the Empty group stays (until the offsets
+    expiry removes groups without offsets)."""
+    store = FakeStore()
+
     async def scenario():
-        coordinator, scheduler = make_coordinator()
+        coordinator, scheduler = make_coordinator(store=store)
         request = JoinRequest(member_id="", session_timeout_ms=SESSION, rebalance_timeout_ms=REBALANCE,
                               protocol_type="consumer", protocols=RANGE, client_id="c",
                               require_known_member_id=True)
         first = await coordinator.join_group("g", request)
-        state = coordinator.group_state("g")
+        pending = dict(coordinator.group("g").pending_members)
         scheduler.advance(SESSION)
-        return first, state, coordinator.group_state("g")
+        return first, pending, coordinator.group("g")
 
-    first, before, after = run(scenario)
-    assert first.error == ErrorCode.MEMBER_ID_REQUIRED
-    assert before is GroupState.EMPTY and after is None
+    first, pending, group = run(scenario)
+    assert first.error == ErrorCode.MEMBER_ID_REQUIRED and list(pending) == [first.member_id]
+    assert (group.state, group.generation_id, group.pending_members, group.members) == (GroupState.EMPTY, 0, {}, {})
+    assert [(g, v.generation, v.protocol_type) for g, v in store.writes] == [("g", 0, "")]
 
 
 def test_invalid_session_timeout_does_not_create_the_group():
