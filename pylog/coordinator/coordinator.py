@@ -17,8 +17,8 @@ pure machine leaves out:
   no protocol type, no members: Kafka's "empty group" record), when a rebalance completes
   (the leader's SyncGroup; written as the group was in CompletingRebalance), when a static
   member takes its slot back, when a group becomes Empty, and a tombstone (None) when it
-  is deleted; at `load()` the groups come back from
-  `store.loaded_groups()` as Empty or Stable, every member's session restarting;
+  is deleted; at `load()` the groups come back from `store.loaded_groups()` as Empty or
+  Stable, every member's session restarting;
 - the offsets side: `validate_offset_commit`, `group_state`, `is_group_empty_or_dead`,
   `members_of`, `ensure_group`, `maybe_remove_empty_group`, and `on_group_deleted(group_id)`
   called when DeleteGroups removed a group (the offsets store drops its offsets);
@@ -433,10 +433,6 @@ class GroupCoordinator:
 
 # ---------------------------------------------------------------------------------------
 # GroupMetadataValue <-> the group's record
-
-
-def value_from_group(group: ClassicGroup) -> GroupMetadataValue:
-    return value_from_record(group.to_record())
 
 
 def value_from_record(record: dict) -> GroupMetadataValue:

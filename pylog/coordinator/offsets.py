@@ -406,19 +406,18 @@ class OffsetStore:
         keeping what the log still has."""
         deleted = list(dict.fromkeys(partitions))
         now = wall_clock_ms() if now_ms is None else now_ms
-        by_index: dict[int, list[tuple[str, TopicPartition]]] = {}
+        by_index: dict[int, list[tuple[str, TopicPartition, bytes]]] = {}
         for group_id, offsets in self._offsets.items():
             for tp in deleted:
                 if tp in offsets:
-                    by_index.setdefault(self.partition_for(group_id), []).append((group_id, tp))
+                    by_index.setdefault(self.partition_for(group_id), []).append(
+                        (group_id, tp, offset_commit_key(group_id, *tp)))
         removed: dict[str, list[TopicPartition]] = {}
         for index, doomed in sorted(by_index.items()):
-            limit = self._max_batch_bytes(index)
-            for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(offset_commit_key(item[0], *item[1])),
-                                        limit):
-                records = [(offset_commit_key(group_id, t, p), None) for group_id, (t, p) in chunk]
-                self._append_to(index, records, now, f"deleted partitions ({len(chunk)} offsets)")
-                for group_id, tp in chunk:
+            for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(item[2]), self._max_batch_bytes(index)):
+                self._append_to(index, [(key, None) for _, _, key in chunk], now,
+                                f"deleted partitions ({len(chunk)} offsets)")
+                for group_id, tp, _ in chunk:
                     self._forget_offsets(group_id, [tp])
                     removed.setdefault(group_id, []).append(tp)
         return removed

@@ -27,7 +27,7 @@ from protocol.messages import (
     RequestHeader,
     SyncGroupRequest,
 )
-from pylog.coordinator.coordinator import GroupCoordinator, value_from_group
+from pylog.coordinator.coordinator import GroupCoordinator, value_from_record
 from pylog.coordinator.group import GroupConfig, GroupState, JoinRequest, SyncRequest
 from pylog.dispatch import RequestContext
 from pylog.handlers import groups as group_handlers
@@ -423,7 +423,7 @@ def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
         return coordinator.group("g")
 
     group = run(build)
-    value = value_from_group(group)
+    value = value_from_record(group.to_record())
     leader, follower = list(group.members)
     store = FakeStore(groups={"g": value, "gone": None}, offset_groups={"offsets-only"})
 
