@@ -13,9 +13,15 @@
 
 Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
 stop, moving stray logs aside: directories of topics or topic ids the metadata does not
-have, see pylog/metadata.py), binds the listener (port 0 picks a free port) and starts
-housekeeping; `await stop()` stops accepting, lets answered requests finish, flushes and checkpoints every
-log and writes the clean-shutdown marker with this start's broker epoch.
+have, see pylog/metadata.py), loads the committed offsets and groups, finishes a topic
+deletion a crash interrupted (after the offsets are loaded, so that its offsets go too),
+binds the listener (port 0 picks a free port) and starts housekeeping; `await stop()`
+stops accepting, lets answered requests finish, flushes and checkpoints every log and
+writes the clean-shutdown marker with this start's broker epoch.
+
+Topic deletion (`delete_topic`): marked in the metadata, the logs removed, the group
+coordinator told (every group's committed offsets of the partitions are removed, as
+Kafka's broker does when the controller deletes a topic), then the metadata entry.
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
@@ -135,12 +141,15 @@ class Broker:
                                            flush_listener=self.log_flusher.schedule,
                                            is_stray=lambda tp, path: self.metadata.stray_reason(*tp, path))
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
+        interrupted = []
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
-                self.delete_topic(topic.name)  # a delete interrupted by a crash
+                interrupted.append(topic.name)
             else:
                 self._open_partitions(topic, 0, started_ms)
         self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
+        for name in interrupted:
+            self.delete_topic(name)   # a delete interrupted by a crash: its offsets may be left too
         self.group_coordinator.load()
         bind_host, bind_port = self.config.listener_address()
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
@@ -181,9 +190,7 @@ class Broker:
                     self.log_manager.write_checkpoints()
                     last_checkpoint_ms = current
                 if current - last_offsets_expiry_ms >= self.config.offsets_retention_check_interval_ms:
-                    expired = self.offset_store.expire(current)
-                    for group_id in expired.dead_groups:
-                        self.group_coordinator.maybe_remove_empty_group(group_id)
+                    self.offset_store.expire(current)   # hands the groups it empties to the coordinator
                     last_offsets_expiry_ms = current
                 if current - last_expiry_ms >= PRODUCER_EXPIRATION_CHECK_INTERVAL_MS:
                     self.log_manager.remove_expired_producers(current)
@@ -245,6 +252,9 @@ class Broker:
             self.log_manager.delete_log(name, index)
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         self.log_manager.set_topic_config(name, None)
+        # Before the topic is gone from the metadata: a crash before this point leaves the
+        # topic marked, and the restart deletes it again, tombstones included.
+        self.group_coordinator.on_partitions_deleted((name, index) for index in range(topic.num_partitions))
         self.metadata.remove_topic(name)
         log.info("deleted topic %s", name)
 

@@ -13,18 +13,23 @@ pure machine leaves out:
   default) completes within the same request: the first join of a new group is
   answered at once;
 - persistence: an optional `store` gets the group metadata record (Kafka's
-  GroupMetadataValue, version 3 layout) when a rebalance completes (leader's SyncGroup,
-  group Stable), when a static member takes its slot back, when a group becomes Empty,
-  and a tombstone (None) when it is deleted; at `load()` the groups come back from
-  `store.loaded_groups()` as Empty or Stable, every member's session restarting;
-- the offsets side: `validate_offset_commit`, `group_state_name`, `is_group_empty_or_dead`,
+  GroupMetadataValue, version 3 layout) when a JoinGroup creates the group (generation 0,
+  no protocol type, no members: Kafka's "empty group" record), when a rebalance completes
+  (the leader's SyncGroup; written as the group was in CompletingRebalance), when a static
+  member takes its slot back, when a group becomes Empty, and a tombstone (None) when it
+  is deleted; at `load()` the groups come back from `store.loaded_groups()` as Empty or
+  Stable, every member's session restarting;
+- the offsets side: `validate_offset_commit`, `group_state`, `is_group_empty_or_dead`,
   `members_of`, `ensure_group`, `maybe_remove_empty_group`, and `on_group_deleted(group_id)`
-  called when DeleteGroups removed a group (the offsets store drops its offsets).
+  called when DeleteGroups removed a group (the offsets store drops its offsets);
+- topic deletion: `on_partitions_deleted(partitions)`, called by the broker, has the store
+  remove every group's offsets of those partitions.
 
 Store interface (duck-typed):
 
     write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> None
     loaded_groups() -> dict[str, GroupMetadataValue]
+    delete_partitions(partitions: list[tuple[str, int]]) -> dict[str, list[tuple[str, int]]]
 
 Scheduler interface: `call_at(when_ms, callback) -> handle` with `handle.cancel()`.
 `LoopScheduler` maps it onto the running loop's `call_later`.
@@ -93,10 +98,11 @@ class MemberInfo:
 class ListedGroup:
     group_id: str
     protocol_type: str
-    state: str
+    state: GroupState
 
 
-DEAD_SUMMARY = GroupSummary(GroupState.DEAD.value, "", "", ())
+DEAD_SUMMARY = GroupSummary(GroupState.DEAD, "", "", ())
+NO_SUMMARY = GroupSummary(None, "", "", ())
 
 
 class GroupCoordinator:
@@ -163,7 +169,11 @@ class GroupCoordinator:
         if group is None:
             if request.member_id:
                 return JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id=request.member_id)
-            group = self.groups[group_id] = self._new_group(group_id)
+            group = self._new_group(group_id)
+            error = self._write_new_group(group)
+            if error:
+                return JoinResult(error, member_id=request.member_id)
+            self.groups[group_id] = group
         ticket = asyncio.get_running_loop().create_future()
         group.join(request, ticket, self.clock())
         self._settle(group)
@@ -205,28 +215,29 @@ class GroupCoordinator:
             return ErrorCode.NONE, [ErrorCode.UNKNOWN_MEMBER_ID for _ in members]
         result = group.leave(members, self.clock())
         self._settle(group)
-        self._maybe_forget_unused(group)
         return result
 
     # -- admin -------------------------------------------------------------------------
 
     def describe_group(self, group_id: str) -> tuple[ErrorCode, GroupSummary]:
         if not self.active:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, GroupSummary("", "", "", ())
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_SUMMARY
         if group_id is None:
-            return ErrorCode.INVALID_GROUP_ID, GroupSummary("", "", "", ())
+            return ErrorCode.INVALID_GROUP_ID, NO_SUMMARY
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, DEAD_SUMMARY      # Kafka before DescribeGroups v6
         return ErrorCode.NONE, group.summary()
 
     def list_groups(self, states: Iterable[str] = ()) -> tuple[ErrorCode, list[ListedGroup]]:
+        """The groups, or those in one of `states` (state names, any case, as ListGroups v4+
+        filters; a name that is no state matches nothing)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         wanted = {s.lower() for s in states}
-        listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state_name)
+        listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
-                  if g.state is not GroupState.DEAD and (not wanted or g.state_name.lower() in wanted)]
+                  if g.state is not GroupState.DEAD and (not wanted or g.state.value.lower() in wanted)]
         return ErrorCode.NONE, listed
 
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
@@ -259,6 +270,22 @@ class GroupCoordinator:
                     continue
                 log.info("deleted group %s", group_id)
         return results
+
+    def on_partitions_deleted(self, partitions: Iterable[tuple[str, int]]) -> None:
+        """Partitions of a deleted topic: every group's committed offsets of them are
+        removed (the store writes the tombstones). A failed write is logged and the topic
+        deletion stands, as in Kafka."""
+        partitions = list(partitions)
+        if self.store is None or not partitions:
+            return
+        try:
+            removed = self.store.delete_partitions(partitions)
+        except Exception as exc:
+            log.error("deleting the committed offsets of %d deleted partition(s) failed: %s", len(partitions), exc)
+            return
+        if removed:
+            log.info("removed %d committed offset(s) of deleted partitions, in %d group(s)",
+                     sum(len(tps) for tps in removed.values()), len(removed))
 
     # -- for the offsets side ----------------------------------------------------------
 
@@ -296,9 +323,9 @@ class GroupCoordinator:
         self._forget(group_id)
         return True
 
-    def group_state_name(self, group_id: str) -> str | None:
+    def group_state(self, group_id: str) -> GroupState | None:
         group = self.groups.get(group_id)
-        return group.state_name if group is not None else None
+        return group.state if group is not None else None
 
     def is_group_empty_or_dead(self, group_id: str) -> bool:
         group = self.groups.get(group_id)
@@ -335,6 +362,19 @@ class GroupCoordinator:
     def _new_group(self, group_id: str) -> ClassicGroup:
         return ClassicGroup(group_id, self.config, self.clock(), member_id_suffix=self.member_id_suffix)
 
+    def _write_new_group(self, group: ClassicGroup) -> ErrorCode:
+        """A JoinGroup created the group: its empty generation-0 record (no protocol type,
+        no members) is written first, as Kafka does to have the group in its log. A failed
+        write fails the join and the group is not created."""
+        if self.store is None:
+            return ErrorCode.NONE
+        try:
+            self.store.write_group_metadata(group.group_id, value_from_record(group.to_record()))
+        except Exception as exc:
+            log.warning("group %s: writing the new group failed: %s", group.group_id, exc)
+            return error_code_for(exc)
+        return ErrorCode.NONE
+
     def _forget(self, group_id: str) -> None:
         self.groups.pop(group_id, None)
         timer = self._timers.pop(group_id, None)
@@ -354,16 +394,8 @@ class GroupCoordinator:
             return
         try:
             self._settle(group)
-            self._maybe_forget_unused(group)
         except Exception:
             log.exception("group %s: timer failed", group_id)
-
-    def _maybe_forget_unused(self, group: ClassicGroup) -> None:
-        """A group that never formed a generation, has nobody waiting and nothing stored
-        (a JoinGroup v4+ that got MEMBER_ID_REQUIRED and never came back) is dropped."""
-        if (group.state is GroupState.EMPTY and group.generation_id == 0 and not group.members
-                and not group.pending_members and not self._store_has_group(group.group_id)):
-            self._forget(group.group_id)
 
     def _schedule(self, group: ClassicGroup) -> None:
         when = group.next_deadline_ms()
@@ -384,9 +416,9 @@ class GroupCoordinator:
     def _deliver(self, group: ClassicGroup, effects: Effects, persist: bool = True) -> None:
         for note in effects.notes:
             log.info("group %s: %s", group.group_id, note)
-        if effects.store and persist and self.store is not None:
+        if effects.record is not None and persist and self.store is not None:
             try:
-                self.store.write_group_metadata(group.group_id, value_from_group(group))
+                self.store.write_group_metadata(group.group_id, value_from_record(effects.record))
             except Exception:
                 # Kafka answers the members with the storage error and rebalances; pylog's
                 # store is a local append, so this is a bug or a full disk: log it and go on.
@@ -403,8 +435,7 @@ class GroupCoordinator:
 # GroupMetadataValue <-> the group's record
 
 
-def value_from_group(group: ClassicGroup) -> GroupMetadataValue:
-    record = group.to_record()
+def value_from_record(record: dict) -> GroupMetadataValue:
     return GroupMetadataValue(
         protocol_type=record["protocol_type"], generation=record["generation"],
         protocol=record["protocol"], leader=record["leader"],

@@ -109,7 +109,7 @@ NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000   # Kafka's GroupCoordinator.NewMembe
 
 
 class GroupState(enum.Enum):
-    """Kafka's state names, as DescribeGroups and ListGroups show them."""
+    """The classic group states; each value is the name DescribeGroups and ListGroups send."""
 
     EMPTY = "Empty"
     PREPARING_REBALANCE = "PreparingRebalance"
@@ -227,11 +227,14 @@ class Effects:
 
     joins: list[tuple[object, JoinResult]] = field(default_factory=list)
     syncs: list[tuple[object, SyncResult]] = field(default_factory=list)
-    store: bool = False          # write the group metadata record (state as it is now)
+    # the group metadata record to write (`ClassicGroup.to_record()`), taken when the change
+    # happened, as Kafka builds it: the leader's assignment is written with the group
+    # still in CompletingRebalance, before it turns Stable
+    record: dict | None = None
     notes: list[str] = field(default_factory=list)   # what happened, for the log
 
     def __bool__(self) -> bool:
-        return bool(self.joins or self.syncs or self.store or self.notes)
+        return bool(self.joins or self.syncs or self.record is not None or self.notes)
 
 
 @dataclass(frozen=True)
@@ -246,9 +249,9 @@ class MemberSummary:
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """What DescribeGroups shows."""
+    """What DescribeGroups shows (`state` None: the group could not be described)."""
 
-    state: str
+    state: GroupState | None
     protocol_type: str
     protocol_data: str
     members: tuple[MemberSummary, ...]
@@ -345,10 +348,6 @@ class ClassicGroup:
         return (f"ClassicGroup({self.group_id!r}, {self.state.value}, generation {self.generation_id}, "
                 f"{len(self.members)} member(s))")
 
-    @property
-    def state_name(self) -> str:
-        return self.state.value
-
     def is_leader(self, member_id: str) -> bool:
         return self.leader_id is not None and self.leader_id == member_id
 
@@ -401,7 +400,7 @@ class ClassicGroup:
                           m.metadata(self.protocol_name) if stable else b"",
                           m.assignment if stable else b"")
             for m in self.members.values())
-        return GroupSummary(self.state.value, self.protocol_type or "",
+        return GroupSummary(self.state, self.protocol_type or "",
                             (self.protocol_name or "") if stable else "", members)
 
     def next_deadline_ms(self) -> int | None:
@@ -548,7 +547,7 @@ class ClassicGroup:
                 # No rebalance. The answer names the *previous* leader id: were the rejoining
                 # member the leader, it would otherwise run its assignor, and a Stable group
                 # would drop that assignment; this way it just syncs and gets its old one.
-                self._effects.store = True
+                self._effects.record = self.to_record()
                 member.awaiting_join = None
                 self._awaiting_join -= 1
                 self._answer_join(ticket, JoinResult(
@@ -591,8 +590,8 @@ class ClassicGroup:
                 assignment = {m: bytes(request.assignments.get(m, b"") or b"") for m in self.members}
                 for m in self.members.values():
                     m.assignment = assignment[m.member_id]
+                self._effects.record = self.to_record()
                 self._transition(Event.ASSIGNMENT_RECEIVED, now_ms)
-                self._effects.store = True
                 self._effects.notes.append(f"generation {self.generation_id} is Stable with "
                                            f"{len(self.members)} member(s)")
                 self._propagate_assignment(ErrorCode.NONE, now_ms)
@@ -843,7 +842,7 @@ class ClassicGroup:
         if not self.members:
             self.protocol_name = None
             self._transition(Event.JOIN_COMPLETED_EMPTY, now_ms)
-            self._effects.store = True
+            self._effects.record = self.to_record()
             self._effects.notes.append(f"generation {self.generation_id} is Empty")
             return
         self.protocol_name = self.select_protocol()

@@ -12,17 +12,23 @@ Record layout (key and value each start with an int16 version):
     key version 2    GroupMetadataKey   (group)                         -> group metadata
     value None                          a tombstone: the key is deleted
 
-What pylog writes, as Kafka 3.9 does (`MetadataVersion.offsetCommitValueVersion`,
-`groupMetadataValueVersion`):
+What pylog writes, as Kafka 4.1's group coordinator does (GroupCoordinatorRecordHelpers):
 
-    OffsetCommitKey v1, OffsetCommitValue v3 (offset, leader epoch, metadata, commit time),
-    or v1 (no leader epoch, + expire timestamp) when the commit carried a retention time
-    (OffsetCommit v2-v4 `retention_time_ms` != -1);
+    OffsetCommitKey v1, OffsetCommitValue v4 (offset, leader epoch, metadata, commit time;
+    flexible, its tagged topic id left out as Kafka leaves out the zero id of commits by
+    name), or v1 (no leader epoch, + expire timestamp) when the commit carried a retention
+    time (OffsetCommit v2-v4 `retention_time_ms` != -1);
     GroupMetadataKey v2, GroupMetadataValue v3.
 
 Each write (one commit request, one group-metadata change, one set of tombstones) is one
-record batch (magic 2, uncompressed, CreateTime = the broker's clock) appended to partition
+record batch (magic 2, uncompressed, CreateTime = the broker's clock, no producer id and
+base sequence 0, as Kafka's coordinator runtime builds them) appended to partition
 `partition_for(group_id)`; the in-memory view changes only after the append succeeded.
+Kafka may also put the records of writes less than `group.coordinator.append.linger.ms`
+apart into one batch; pylog does not wait.
+
+Topic deletion (`delete_partitions`): tombstones for every group's offsets of the deleted
+partitions, per `__consumer_offsets` partition, as Kafka's onPartitionsDeleted writes them.
 
 Partition choice (`partition_for`): `Utils.abs(groupId.hashCode) % partitionCount`, with
 Java's String.hashCode (over UTF-16 code units, int32 arithmetic) and Kafka's Utils.abs
@@ -86,6 +92,7 @@ from protocol.records import ControlType, build_batch, iter_batch_headers, iter_
 from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
+from pylog.coordinator.group import GroupState
 from pylog.errors import BrokerError, error_code_for
 
 log = logging.getLogger("pylog.offsets")
@@ -95,11 +102,13 @@ OFFSETS_TOPIC = "__consumer_offsets"
 # Record key versions in __consumer_offsets.
 OFFSET_COMMIT_KEY_VERSIONS = (0, 1)
 GROUP_METADATA_KEY_VERSION = 2
-# What pylog writes (Kafka 3.9).
+# What pylog writes (Kafka 4.1).
 OFFSET_COMMIT_KEY_WRITE_VERSION = 1
-OFFSET_COMMIT_VALUE_WRITE_VERSION = 3
+OFFSET_COMMIT_VALUE_WRITE_VERSION = 4
 OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION = 1
 GROUP_METADATA_VALUE_WRITE_VERSION = 3
+# Kafka's coordinator runtime builds its batches with base sequence 0 (and no producer id).
+COORDINATOR_BASE_SEQUENCE = 0
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 NO_TIMESTAMP = -1
@@ -124,11 +133,11 @@ class CommittedOffset:
 class GroupFacts:
     """What offset expiry and OffsetDelete need to know about a group.
 
-    `state` is Kafka's state name lower-cased ("empty", "preparingrebalance",
-    "completingrebalance", "stable"); `protocol_type` None = a simple group (offsets only);
-    `subscribed_topics` None = unknown; `live` = from the group coordinator."""
+    `state` is never Dead (a Dead group has no facts); `protocol_type` None = a simple
+    group (offsets only); `subscribed_topics` None = unknown; `live` = from the group
+    coordinator."""
 
-    state: str
+    state: GroupState
     protocol_type: str | None
     state_timestamp_ms: int
     subscribed_topics: set[str] | None
@@ -241,6 +250,32 @@ def decode_subscription(data) -> list[str] | None:
         return None
 
 
+BATCH_HEADER_BYTES = 61
+RECORD_OVERHEAD_BYTES = 30     # a v2 record's varints and attributes, at most (with no headers)
+
+
+def _tombstone_bytes(key: bytes) -> int:
+    return RECORD_OVERHEAD_BYTES + len(key)
+
+
+def _chunks_within(items: list, size_of, limit_bytes: int) -> list[list]:
+    """`items` cut into runs whose records (`size_of` each) fit in one batch of `limit_bytes`;
+    an item too large on its own is a run by itself."""
+    chunks: list[list] = []
+    current: list = []
+    used = BATCH_HEADER_BYTES
+    for item in items:
+        size = size_of(item)
+        if current and used + size > limit_bytes:
+            chunks.append(current)
+            current, used = [], BATCH_HEADER_BYTES
+        current.append(item)
+        used += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 def _append_error(exc: BaseException) -> ErrorCode:
     """Kafka's mapping of an append failure to the coordinator's answer (appendForGroup)."""
     code = error_code_for(exc)
@@ -252,12 +287,6 @@ def _append_error(exc: BaseException) -> ErrorCode:
     if code in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
         return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
     return code
-
-
-def _normalize_state(name: str | None) -> str | None:
-    if name is None:
-        return None
-    return str(getattr(name, "name", name)).replace("_", "").lower()
 
 
 # ---------------------------------------------------------------------------------------
@@ -303,20 +332,24 @@ class OffsetStore:
             self.broker.create_topic(OFFSETS_TOPIC, self.num_partitions_config, self.topic_configs())
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
+        """One batch with `records` on the group's partition (BrokerError on failure)."""
+        self._append_to(self.partition_for(group_id), records, now_ms, f"group {group_id!r}")
+
+    def _append_to(self, index: int, records: list[tuple[bytes, bytes | None]], now_ms: int, owner: str) -> None:
         if not records:
             return
         try:
             self.ensure_topic()
-            partition = self.broker.partition(OFFSETS_TOPIC, self.partition_for(group_id))
+            partition = self.broker.partition(OFFSETS_TOPIC, index)
             if partition is None:
-                raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                                  f"partition {self.partition_for(group_id)} of {OFFSETS_TOPIC} is missing")
-            batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms)
+                raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"partition {index} of {OFFSETS_TOPIC} is missing")
+            batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms,
+                                base_sequence=COORDINATOR_BASE_SEQUENCE)
             partition.append(batch, now_ms, AppendOrigin.COORDINATOR)
         except Exception as exc:
             code = _append_error(exc)
-            log.warning("writing %d record(s) of group %r to %s failed: %s (%s)", len(records), group_id,
-                        OFFSETS_TOPIC, exc, code.name)
+            log.warning("writing %d record(s) of %s to %s-%d failed: %s (%s)", len(records), owner,
+                        OFFSETS_TOPIC, index, exc, code.name)
             raise BrokerError(code, str(exc)) from exc
 
     # -- offsets -----------------------------------------------------------------------
@@ -361,6 +394,37 @@ class OffsetStore:
         if group_tombstone:
             self._groups.pop(group_id, None)
         return len(removed)
+
+    def delete_partitions(self, partitions: Iterable[TopicPartition],
+                          now_ms: int | None = None) -> dict[str, list[TopicPartition]]:
+        """Topic deletion: tombstones for every group's committed offsets of `partitions`
+        (Kafka's onPartitionsDeleted), so that a topic created again under the same name
+        does not resume at them. The tombstones of the groups of one `__consumer_offsets`
+        partition go into as few batches as `max.message.bytes` allows; groups in the
+        order they first committed, each group's partitions in the order given. Returns
+        what was removed, per group; a failed append raises BrokerError, with the view
+        keeping what the log still has."""
+        deleted = list(dict.fromkeys(partitions))
+        now = wall_clock_ms() if now_ms is None else now_ms
+        by_index: dict[int, list[tuple[str, TopicPartition, bytes]]] = {}
+        for group_id, offsets in self._offsets.items():
+            for tp in deleted:
+                if tp in offsets:
+                    by_index.setdefault(self.partition_for(group_id), []).append(
+                        (group_id, tp, offset_commit_key(group_id, *tp)))
+        removed: dict[str, list[TopicPartition]] = {}
+        for index, doomed in sorted(by_index.items()):
+            for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(item[2]), self._max_batch_bytes(index)):
+                self._append_to(index, [(key, None) for _, _, key in chunk], now,
+                                f"deleted partitions ({len(chunk)} offsets)")
+                for group_id, tp, _ in chunk:
+                    self._forget_offsets(group_id, [tp])
+                    removed.setdefault(group_id, []).append(tp)
+        return removed
+
+    def _max_batch_bytes(self, index: int) -> int:
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        return partition.log.config.max_message_bytes if partition is not None else 1 << 20
 
     def _forget_offsets(self, group_id: str, partitions: Iterable[TopicPartition]) -> None:
         current = self._offsets.get(group_id)
@@ -496,20 +560,20 @@ class OffsetStore:
         coordinator = getattr(self.broker, "group_coordinator", None)
         lookup = getattr(coordinator, "group", None)
         group = lookup(group_id) if lookup is not None else None
-        if group is not None and _normalize_state(group.state_name) != "dead":
+        if group is not None and group.state is not GroupState.DEAD:
             protocol_type = group.protocol_type or None
             subscribed = None
             if protocol_type == CONSUMER_PROTOCOL_TYPE and group.protocol_name:
                 subscribed = _union_of_subscriptions(m.metadata(group.protocol_name) for m in group.members.values())
-            return GroupFacts(_normalize_state(group.state_name), protocol_type, group.state_timestamp_ms,
+            return GroupFacts(group.state, protocol_type, group.state_timestamp_ms,
                               subscribed, live=True)
         value = self._groups.get(group_id)
         if value is None and group_id not in self._offsets:
             return None
         if value is None:
-            return GroupFacts("empty", None, NO_TIMESTAMP, None, live=False)
+            return GroupFacts(GroupState.EMPTY, None, NO_TIMESTAMP, None, live=False)
         # A coordinator that does not know a stored group has no members in it.
-        state = "stable" if value.members and coordinator is None else "empty"
+        state = GroupState.STABLE if value.members and coordinator is None else GroupState.EMPTY
         return GroupFacts(state, value.protocol_type or None, value.current_state_timestamp,
                           subscribed_topics(value), live=False)
 
@@ -530,9 +594,9 @@ class OffsetStore:
             excluded: set[str] = set()
             if facts.protocol_type is None:                      # simple consumer
                 base = None
-            elif facts.state == "empty":
+            elif facts.state is GroupState.EMPTY:
                 base = facts.state_timestamp_ms if facts.state_timestamp_ms >= 0 else None
-            elif (facts.state == "stable" and facts.protocol_type == CONSUMER_PROTOCOL_TYPE
+            elif (facts.state is GroupState.STABLE and facts.protocol_type == CONSUMER_PROTOCOL_TYPE
                   and facts.subscribed_topics is not None):
                 base, excluded = None, facts.subscribed_topics
             else:
@@ -540,7 +604,7 @@ class OffsetStore:
             expired = [tp for tp, c in offsets.items()
                        if tp[0] not in excluded
                        and self._is_expired(c, c.commit_timestamp_ms if base is None else base, now)]
-            dead = facts.state == "empty" and len(expired) == len(offsets)
+            dead = facts.state is GroupState.EMPTY and len(expired) == len(offsets)
             coordinator_owns = dead and facts.live and hasattr(coordinator, "maybe_remove_empty_group")
             records = [(offset_commit_key(group_id, t, p), None) for t, p in expired]
             if dead and not coordinator_owns:
@@ -570,14 +634,3 @@ class OffsetStore:
         if committed.expire_timestamp_ms >= 0:        # an explicit expire timestamp (v1 value)
             return now_ms >= committed.expire_timestamp_ms
         return now_ms - base_timestamp_ms >= self.retention_ms
-
-
-def get_store(broker) -> OffsetStore:
-    """The broker's OffsetStore (`broker.offset_store`), created and loaded on first use if
-    the broker did not make one at start."""
-    store = getattr(broker, "offset_store", None)
-    if store is None:
-        store = OffsetStore(broker)
-        store.load()
-        broker.offset_store = store
-    return store

@@ -3,7 +3,8 @@
     JoinGroup       (11) v0-7   v0 has no rebalance timeout (the session timeout is used);
                                 v4+ dynamic members first get MEMBER_ID_REQUIRED with their
                                 id; v5+ group.instance.id (static membership); v7+ protocol
-                                type/name, null on errors
+                                type/name, null on errors; the member's client host is
+                                its address as Java prints it (`java_inet_address`)
     Heartbeat       (12) v0-4
     LeaveGroup      (13) v0-4   v0-2 one member_id, the member's error at the top level;
                                 v3+ a batch of members (by member id or group.instance.id),
@@ -19,6 +20,8 @@ FindCoordinator (key 10) is `find_coordinator.py`: this node for every group.
 """
 
 from __future__ import annotations
+
+import ipaddress
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import (
@@ -45,6 +48,23 @@ DELETE_GROUPS_KEY = 42
 # authorizer, for DescribeGroups v3+ `include_authorized_operations`.
 GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 AUTHORIZED_OPERATIONS_OMITTED = -2147483648
+
+
+def java_inet_address(host: str) -> str:
+    """A client's address as Kafka records it (Java's `InetAddress.toString()` of an
+    address without a host name): "/" and the address; IPv6 as eight groups of hex without
+    leading zeros and without "::" ("/0:0:0:0:0:0:0:1"), an IPv4-mapped IPv6 address as
+    the IPv4 address Java turns it into. Anything else (a test's fake address) is kept."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return "/" + host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return f"/{address.ipv4_mapped}"
+        scope = host[len(host.split("%", 1)[0]):]
+        return "/" + ":".join(f"{int(group, 16):x}" for group in address.exploded.split(":")) + scope
+    return f"/{address}"
 
 
 def apis(broker) -> list[Api]:
@@ -76,8 +96,7 @@ def make_join_group_handler(broker):
             protocols=tuple((p.name, bytes(p.metadata or b"")) for p in request.protocols),
             group_instance_id=instance_id,
             client_id=context.client_id or "",
-            # Kafka reports the member's address as Java prints an InetAddress: "/127.0.0.1"
-            client_host="/" + context.client_host,
+            client_host=java_inet_address(context.client_host),
             require_known_member_id=version >= 4 and instance_id is None,
             reason=getattr(request, "reason", None),
         )
@@ -159,7 +178,8 @@ def make_describe_groups_handler(broker):
         for group_id in request.groups:
             error, summary = broker.group_coordinator.describe_group(group_id)
             described.append(DescribeGroupsResponse.DescribedGroup(
-                error_code=error, group_id=group_id, group_state=summary.state,
+                error_code=error, group_id=group_id,
+                group_state=summary.state.value if summary.state is not None else "",
                 protocol_type=summary.protocol_type, protocol_data=summary.protocol_data,
                 members=[DescribeGroupsResponse.DescribedGroupMember(
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
@@ -178,7 +198,7 @@ def make_list_groups_handler(broker):
         error, groups = broker.group_coordinator.list_groups(states or [])
         return ListGroupsResponse(error_code=error, groups=[
             ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type,
-                                           group_state=g.state)
+                                           group_state=g.state.value)
             for g in groups])
 
     return handle

@@ -1,18 +1,18 @@
 """OffsetCommit (key 8, v0-8), OffsetFetch (key 9, v0-8), OffsetDelete (key 47, v0).
 
-The committed offsets live in `pylog.coordinator.offsets.OffsetStore` (`__consumer_offsets`);
-group membership checks come from the group coordinator (`broker.group_coordinator`).
-Behaviour follows Kafka 3.9's KafkaApis and classic group coordinator.
+The committed offsets live in `broker.offset_store` (`pylog.coordinator.offsets.OffsetStore`,
+`__consumer_offsets`); group membership checks come from the group coordinator
+(`broker.group_coordinator`). Behaviour follows Kafka's KafkaApis and classic group
+coordinator.
 
 OffsetCommit, per partition, in this order:
   - a topic or partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION;
   - the group check, once for the whole request, answered on every remaining partition:
     `group_coordinator.validate_offset_commit(group_id, generation, member_id,
     group_instance_id)` (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
-    FENCED_INSTANCE_ID, COORDINATOR_NOT_AVAILABLE...). Without a coordinator, only what
-    Kafka accepts for a group it does not know: generation < 0 (a "simple" commit, which
-    v0 always is); generation >= 0 gets ILLEGAL_GENERATION (Kafka's answer for an unknown
-    group before OffsetCommit v9);
+    FENCED_INSTANCE_ID, COORDINATOR_NOT_AVAILABLE...); a group it does not know accepts
+    generation < 0 (a "simple" commit, which v0 always is) and answers generation >= 0
+    with ILLEGAL_GENERATION (Kafka's answer for an unknown group before OffsetCommit v9);
   - metadata longer than `offset.metadata.max.bytes` (Java string length):
     OFFSET_METADATA_TOO_LARGE (the others are still stored);
   - the rest are written as one batch; a failed append answers every one of them with
@@ -39,13 +39,12 @@ non-empty group of another protocol type: NON_EMPTY_GROUP (request level).
 
 from __future__ import annotations
 
-import inspect
-
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitResponse, OffsetDeleteResponse, OffsetFetchResponse
 
 from pylog.clock import now_ms
-from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE, CommittedOffset, get_store
+from pylog.coordinator.group import GroupState
+from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE, CommittedOffset
 from pylog.dispatch import Api
 from pylog.errors import BrokerError
 
@@ -62,7 +61,7 @@ CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
 DeletePartition = OffsetDeleteResponse.OffsetDeleteResponsePartition
 DeleteTopic = OffsetDeleteResponse.OffsetDeleteResponseTopic
 
-ACTIVE_STATES = ("stable", "preparingrebalance", "completingrebalance")
+ACTIVE_STATES = frozenset({GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE})
 
 
 def apis(broker) -> list[Api]:
@@ -72,14 +71,6 @@ def apis(broker) -> list[Api]:
         Api(OFFSET_FETCH_KEY, 0, 8, make_offset_fetch_handler(broker)),
         Api(OFFSET_DELETE_KEY, 0, 0, make_offset_delete_handler(broker)),
     ]
-
-
-def _coordinator(broker):
-    return getattr(broker, "group_coordinator", None)
-
-
-async def _maybe_await(value):
-    return await value if inspect.isawaitable(value) else value
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,22 +93,22 @@ def make_offset_commit_handler(broker):
                     pending.append((topic.name, answer, p))
                 answers.append((topic.name, answer, p))
         if pending:
-            await commit(broker, request, version, now, pending)
+            commit(broker, request, version, now, pending)
         return OffsetCommitResponse(topics=_group_by_topic(answers, CommitTopic))
 
     return handle
 
 
-async def commit(broker, request, version: int, now: int, pending) -> None:
+def commit(broker, request, version: int, now: int, pending) -> None:
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
-    error = await validate_commit(broker, request.group_id, generation, member_id, instance_id)
+    error = broker.group_coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id)
     if error != ErrorCode.NONE:
         for _, answer, _ in pending:
             answer.error_code = error
         return
-    store = get_store(broker)
+    store = broker.offset_store
     expire_timestamp = -1
     if 2 <= version <= 4 and request.retention_time_ms != DEFAULT_RETENTION_TIME:
         expire_timestamp = now + request.retention_time_ms
@@ -144,16 +135,6 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
             answer.error_code = exc.code
 
 
-async def validate_commit(broker, group_id: str, generation: int, member_id: str,
-                          instance_id: str | None) -> ErrorCode:
-    coordinator = _coordinator(broker)
-    validate = getattr(coordinator, "validate_offset_commit", None)
-    if validate is not None:
-        return ErrorCode(await _maybe_await(validate(group_id, generation, member_id, instance_id)))
-    # No group management yet: Kafka's answer for a group it does not know.
-    return ErrorCode.NONE if generation < 0 else ErrorCode.ILLEGAL_GENERATION
-
-
 # ---------------------------------------------------------------------------------------
 # OffsetFetch
 
@@ -161,7 +142,7 @@ async def validate_commit(broker, group_id: str, generation: int, member_id: str
 def make_offset_fetch_handler(broker):
     async def handle(request, context):
         version = context.api_version
-        store = get_store(broker)
+        store = broker.offset_store
         if version >= 8:
             groups = []
             for group in request.groups:
@@ -213,7 +194,7 @@ def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
 
 def make_offset_delete_handler(broker):
     async def handle(request, context):
-        store = get_store(broker)
+        store = broker.offset_store
         group_id = request.group_id
         facts = store.group_facts(group_id)
         if facts is None:

@@ -30,6 +30,7 @@ from kafka.structs import OffsetAndMetadata
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
 from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator.group import GroupState
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, WireClient, wait_until
 
@@ -144,11 +145,14 @@ def test_commits_are_in_consumer_offsets_in_kafkas_format(embedded):
             topic = record.key[pos + 2:pos + 2 + tlen].decode()
             (index,) = struct.unpack_from(">i", record.key, pos + 2 + tlen)
             assert pos + 6 + tlen == len(record.key)
-            version, offset, epoch, mlen = struct.unpack_from(">hqih", record.value)
-            assert version == 3
-            metadata = record.value[16:16 + mlen].decode()
-            (commit_ts,) = struct.unpack_from(">q", record.value, 16 + mlen)
-            assert 16 + mlen + 8 == len(record.value)
+            # OffsetCommitValue v4, flexible: a compact string (length + 1, one byte here)
+            # and an empty tagged-field section (Kafka writes no topic id for commits by name)
+            version, offset, epoch, mlen_plus_one = struct.unpack_from(">hqiB", record.value)
+            assert version == 4
+            mlen = mlen_plus_one - 1
+            metadata = record.value[15:15 + mlen].decode()
+            (commit_ts,) = struct.unpack_from(">q", record.value, 15 + mlen)
+            assert record.value[15 + mlen + 8:] == b"\x00"
             assert abs(commit_ts - record.timestamp) < 1000
             offsets[(group, topic, index)] = (offset, epoch, metadata)
         else:
@@ -437,8 +441,8 @@ def test_offset_delete(embedded):
                        and consumer.assignment(), 30,
                        "an assignment")
             consumer.commit({TopicPartition("subscribed", 0): OffsetAndMetadata(1, "", -1)})
-            wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state_name, "stable")
-                       == "Stable", 30, "a Stable group")
+            wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state, "stable")
+                       is GroupState.STABLE, 30, "a Stable group")
             member_id, generation = embedded.call(member_and_generation, embedded, "stable")
             client.request(8, 8, commit_request("stable", {("other", 0): (1, "", -1, -1)},
                                                 generation=generation, member_id=member_id))
@@ -449,3 +453,83 @@ def test_offset_delete(embedded):
             assert fetch_single(client, 7, "stable", None) == {("subscribed", 0): (1, "", -1, 0)}
         finally:
             consumer.close()
+
+
+# ---------------------------------------------------------------------------------------
+# topic deletion
+
+
+def delete_topic(client, name: str) -> None:
+    from protocol.messages import DeleteTopicsRequest
+
+    (result,) = client.request(20, 4, DeleteTopicsRequest(topic_names=[name], timeout_ms=30_000)).responses
+    assert (result.name, result.error_code) == (name, 0)
+
+
+def create_topic(client, name: str, partitions: int) -> None:
+    from protocol.messages import CreateTopicsRequest
+
+    request = CreateTopicsRequest(timeout_ms=30_000, topics=[CreateTopicsRequest.CreatableTopic(
+        name=name, num_partitions=partitions, replication_factor=1)])
+    (result,) = client.request(19, 5, request).topics
+    assert (result.name, result.error_code) == (name, 0)
+
+
+def offsets_records(embedded, group: str) -> list[tuple[tuple, bytes | None]]:
+    """(decoded key, value) of the group's partition of __consumer_offsets, in log order."""
+    from pylog.coordinator.offsets import decode_versioned
+    from protocol.internal.offset_commit_key import OffsetCommitKey
+    from tests.integration.support import stored_records
+
+    records = []
+    for record in stored_records(embedded.data_dir, OFFSETS_TOPIC, abs(java_hash(group)) % 50):
+        if struct.unpack_from(">h", record.key)[0] == 1:
+            _, key = decode_versioned(OffsetCommitKey, record.key)
+            records.append(((key.group, key.topic, key.partition), record.value))
+    return records
+
+
+def test_a_deleted_and_recreated_topic_does_not_resume_at_old_offsets(embedded):
+    """Kafka: the broker tells the group coordinator about deleted partitions, which writes
+    tombstones for every group's offsets of them (OffsetMetadataManager.onPartitionsDeleted)."""
+    with WireClient(embedded.bootstrap_servers) as client:
+        create_topic(client, "reborn", 2)
+        create_topic(client, "other", 1)
+        client.request(8, 8, commit_request("g-simple", {("reborn", 0): (5, "a", -1, -1), ("reborn", 1): (6, "", -1, -1),
+                                                         ("other", 0): (7, "kept", -1, -1)}))
+        client.request(8, 8, commit_request("g-second", {("reborn", 1): (9, "", -1, -1)}))
+        assert fetch_single(client, 7, "g-simple", {"reborn": [0, 1]}) == {("reborn", 0): (5, "a", -1, 0),
+                                                                         ("reborn", 1): (6, "", -1, 0)}
+        delete_topic(client, "reborn")
+        create_topic(client, "reborn", 2)
+        unknown = (-1, "", -1, 0)
+        assert fetch_single(client, 7, "g-simple", {"reborn": [0, 1]}) == {("reborn", 0): unknown,
+                                                                         ("reborn", 1): unknown}
+        assert fetch_single(client, 7, "g-second", {"reborn": [1]}) == {("reborn", 1): unknown}
+        assert fetch_single(client, 7, "g-simple", None) == {("other", 0): (7, "kept", -1, 0)}
+
+    # the tombstones are in __consumer_offsets: one for each offset the groups had
+    assert offsets_records(embedded, "g-simple")[-2:] == [(("g-simple", "reborn", 0), None),
+                                                          (("g-simple", "reborn", 1), None)]
+    assert offsets_records(embedded, "g-second")[-1] == (("g-second", "reborn", 1), None)
+
+    restart(embedded)     # the load replays the tombstones: the old offsets stay gone
+    with WireClient(embedded.bootstrap_servers) as client:
+        assert fetch_single(client, 7, "g-simple", None) == {("other", 0): (7, "kept", -1, 0)}
+        assert fetch_single(client, 7, "g-second", None) == {}
+
+
+def test_a_topic_deletion_finished_after_a_crash_removes_the_offsets_too(embedded):
+    from pylog.metadata import ClusterMetadata
+
+    with WireClient(embedded.bootstrap_servers) as client:
+        create_topic(client, "doomed", 1)
+        client.request(8, 8, commit_request("g-crash", {("doomed", 0): (3, "", -1, -1)}))
+    embedded.stop()
+    # the crash came right after the deletion was marked
+    ClusterMetadata.load(embedded.data_dir, 1).mark_deleting("doomed")
+    embedded.start()
+    assert "doomed" not in embedded.call(lambda: dict(embedded.broker.metadata.topics))
+    with WireClient(embedded.bootstrap_servers) as client:
+        assert fetch_single(client, 7, "g-crash", None) == {}
+    assert offsets_records(embedded, "g-crash")[-1] == (("g-crash", "doomed", 0), None)

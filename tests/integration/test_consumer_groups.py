@@ -32,6 +32,7 @@ from kafka import (ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, K
                    TopicPartition)
 from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
 
+from pylog.coordinator.group import GroupState
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ROOT, wait_until
 
 TOPIC = "t"
@@ -59,8 +60,8 @@ def generation_of(embedded, group_id: str) -> int:
     return embedded.call(lambda: embedded.broker.group_coordinator.group(group_id).generation_id)
 
 
-def state_of(embedded, group_id: str) -> str | None:
-    return embedded.call(lambda: embedded.broker.group_coordinator.group_state_name(group_id))
+def state_of(embedded, group_id: str) -> GroupState | None:
+    return embedded.call(lambda: embedded.broker.group_coordinator.group_state(group_id))
 
 
 class Produced:
@@ -238,7 +239,7 @@ def test_kafka_python_members_share_rebalance_on_leave_and_on_death(group_broker
 
         wait_until(lambda: split(shares()) == [2, 2, 2] and covers_all(shares()) and a.ready and b.ready,
                    30, "2/2/2 over three kafka-python members")
-        assert state_of(group_broker, "g") == "Stable"
+        assert state_of(group_broker, "g") is GroupState.STABLE
         produced.send(300)
         wait_until(lambda: produced.expected() <= consumed, 15, "the first records consumed")
 
@@ -496,13 +497,13 @@ def test_static_member_restart_gets_its_partitions_back_without_a_rebalance(grou
         a.start()
         b.start()
         wait_until(lambda: split([a.assignment, b.assignment]) == [3, 3] and covers_all([a.assignment, b.assignment])
-                   and state_of(group_broker, "static") == "Stable", 30, "static members at 3/3")
+                   and state_of(group_broker, "static") is GroupState.STABLE, 30, "static members at 3/3")
         generation = generation_of(group_broker, "static")
         a_callbacks = (listener.revoked, listener.assigned)
         b_partitions, b_member_id = b.assignment, b.member_id
 
         b.stop()                      # a static member leaves no LeaveGroup behind
-        assert state_of(group_broker, "static") == "Stable"
+        assert state_of(group_broker, "static") is GroupState.STABLE
         restarted = KafkaPythonMember(bootstrap, "static", "static-b2", consumed, lock,
                                       group_instance_id="instance-b", session_timeout_ms=session_ms,
                                       auto_offset_reset="earliest")
@@ -511,7 +512,7 @@ def test_static_member_restart_gets_its_partitions_back_without_a_rebalance(grou
                    "the restarted static member owning its old partitions")
 
         assert generation_of(group_broker, "static") == generation
-        assert state_of(group_broker, "static") == "Stable"
+        assert state_of(group_broker, "static") is GroupState.STABLE
         assert (listener.revoked, listener.assigned) == a_callbacks     # the other member saw nothing
         assert a.assignment == frozenset(range(PARTITIONS)) - b_partitions
         assert restarted.member_id != b_member_id
@@ -553,10 +554,33 @@ def test_list_describe_and_delete_groups_with_the_admin_client(group_broker):
         assert described["never-seen"]["group_state"] == "Dead"
         assert admin.delete_groups(["admin-g"]) == {"admin-g": "NonEmptyGroupError"}
         consumer.close()
-        wait_until(lambda: state_of(group_broker, "admin-g") == "Empty", 10, "the group empty after close")
+        wait_until(lambda: state_of(group_broker, "admin-g") is GroupState.EMPTY, 10, "the group empty after close")
         assert [g["group_id"] for g in admin.list_groups(states_filter=["Empty"])] == ["admin-g"]
         assert admin.delete_groups(["admin-g", "never-seen"]) == {"admin-g": "OK", "never-seen": "GroupIdNotFoundError"}
         assert state_of(group_broker, "admin-g") is None
     finally:
         admin.close()
         consumer.close()
+
+
+# ---------------------------------------------------------------------------------------
+# what the group records of its members
+
+
+@pytest.mark.parametrize("host,expected", [("127.0.0.1", "/127.0.0.1"), ("::1", "/0:0:0:0:0:0:0:1")])
+def test_a_members_client_host_is_its_address_as_java_prints_it(tmp_path, host, expected):
+    """Kafka stores `InetAddress.toString()`: a "/" before the address, IPv6 unabbreviated."""
+    from protocol.messages import DescribeGroupsRequest, JoinGroupRequest
+    from pylog.testing import EmbeddedBroker
+    from tests.integration.support import WireClient
+
+    with EmbeddedBroker(tmp_path / "data", host=host) as embedded, \
+            WireClient(f"{host}:{embedded.port}") as client:
+        joined = client.request(11, 0, JoinGroupRequest(
+            group_id="hosts", session_timeout_ms=10_000, member_id="", protocol_type="consumer",
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")]))
+        assert joined.error_code == 0
+        (group,) = client.request(15, 0, DescribeGroupsRequest(groups=["hosts"])).groups
+        assert [m.client_host for m in group.members] == [expected]
+        stored = embedded.call(lambda: embedded.broker.offset_store.group_metadata("hosts"))
+    assert stored is not None and stored.generation == 0      # the new group's record, written at the join

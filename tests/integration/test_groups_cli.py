@@ -19,6 +19,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
+from pylog.coordinator.group import GroupState
 from pylog.tools import groups_cli
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ROOT, wait_until
@@ -139,8 +140,8 @@ def test_describe_an_active_member(embedded, capsys):
                    and len(consumer.assignment()) == 2, 30,
                    "the consumer's assignment")
         consumer.commit({TopicPartition("live", 0): OffsetAndMetadata(15, "", -1)})
-        wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state_name, "live-group")
-                   == "Stable", 30, "a Stable group")
+        wait_until(lambda: embedded.call(embedded.broker.group_coordinator.group_state, "live-group")
+                   is GroupState.STABLE, 30, "a Stable group")
         code, out, err, before, after = run(["describe", "live-group", "--bootstrap-server", bootstrap], capsys)
         assert code == 0, err
         assert "no active members" not in err

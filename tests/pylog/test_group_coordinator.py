@@ -27,8 +27,8 @@ from protocol.messages import (
     RequestHeader,
     SyncGroupRequest,
 )
-from pylog.coordinator.coordinator import GroupCoordinator, value_from_group
-from pylog.coordinator.group import GroupConfig, JoinRequest, SyncRequest
+from pylog.coordinator.coordinator import GroupCoordinator, value_from_record
+from pylog.coordinator.group import GroupConfig, GroupState, JoinRequest, SyncRequest
 from pylog.dispatch import RequestContext
 from pylog.handlers import groups as group_handlers
 
@@ -92,6 +92,10 @@ class FakeStore:
 
     def write_group_metadata(self, group_id, value):
         self.writes.append((group_id, value))
+        if value is None:
+            self.groups.pop(group_id, None)
+        else:
+            self.groups[group_id] = value
 
     def loaded_groups(self):
         return dict(self.groups)
@@ -100,7 +104,7 @@ class FakeStore:
         return set(self.offset_groups)
 
     def has_group(self, group_id):
-        return group_id in self.offset_groups
+        return group_id in self.offset_groups or group_id in self.groups
 
 
 def make_coordinator(config: GroupConfig = CONFIG, store=None, deleted: list | None = None):
@@ -161,7 +165,7 @@ def test_first_join_is_answered_without_any_timer():
 
     coordinator, scheduler, result = run(scenario)
     assert result.error == ErrorCode.NONE and result.member_id == "kp-1" and result.generation_id == 1
-    assert coordinator.group_state_name("g") == "CompletingRebalance"
+    assert coordinator.group_state("g") is GroupState.COMPLETING_REBALANCE
 
 
 def test_parked_join_and_sync_are_answered_when_the_group_moves():
@@ -184,7 +188,7 @@ def test_parked_join_and_sync_are_answered_when_the_group_moves():
 
     a_sync, b_sync, coordinator = run(scenario)
     assert (a_sync.assignment, b_sync.assignment) == (b"A", b"B")
-    assert coordinator.group_state_name("g") == "Stable"
+    assert coordinator.group_state("g") is GroupState.STABLE
 
 
 def test_session_expiry_runs_on_the_scheduler():
@@ -278,7 +282,7 @@ def test_unknown_group_and_invalid_group_id():
                 await coordinator.sync_group("g", SyncRequest("someone", 1, {})),
                 coordinator.heartbeat("g", "someone", None, 1),
                 coordinator.leave_group("g", [("someone", None)]),
-                coordinator.group_state_name("g"))
+                coordinator.group_state("g"))
 
     join, invalid, sync, heartbeat, leave, state = run(scenario)
     assert join.error == ErrorCode.UNKNOWN_MEMBER_ID and invalid.error == ErrorCode.INVALID_GROUP_ID
@@ -287,27 +291,33 @@ def test_unknown_group_and_invalid_group_id():
     assert state is None          # a rejected join does not create the group
 
 
-def test_a_group_of_one_member_id_required_round_is_forgotten():
+def test_a_group_of_one_member_id_required_round_stays_empty_and_stored():
+    """Kafka writes the new group at the first JoinGroup, MEMBER_ID_REQUIRED or not; the
+    pending member goes after its session timeout, the Empty group stays (until the offsets
+    expiry removes groups without offsets)."""
+    store = FakeStore()
+
     async def scenario():
-        coordinator, scheduler = make_coordinator()
+        coordinator, scheduler = make_coordinator(store=store)
         request = JoinRequest(member_id="", session_timeout_ms=SESSION, rebalance_timeout_ms=REBALANCE,
                               protocol_type="consumer", protocols=RANGE, client_id="c",
                               require_known_member_id=True)
         first = await coordinator.join_group("g", request)
-        state = coordinator.group_state_name("g")
+        pending = dict(coordinator.group("g").pending_members)
         scheduler.advance(SESSION)
-        return first, state, coordinator.group_state_name("g")
+        return first, pending, coordinator.group("g")
 
-    first, before, after = run(scenario)
-    assert first.error == ErrorCode.MEMBER_ID_REQUIRED
-    assert before == "Empty" and after is None
+    first, pending, group = run(scenario)
+    assert first.error == ErrorCode.MEMBER_ID_REQUIRED and list(pending) == [first.member_id]
+    assert (group.state, group.generation_id, group.pending_members, group.members) == (GroupState.EMPTY, 0, {}, {})
+    assert [(g, v.generation, v.protocol_type) for g, v in store.writes] == [("g", 0, "")]
 
 
 def test_invalid_session_timeout_does_not_create_the_group():
     async def scenario():
         coordinator, _ = make_coordinator()
         result = await coordinator.join_group("g", join_request(session_ms=500))
-        return result, coordinator.group_state_name("g")
+        return result, coordinator.group_state("g")
 
     result, state = run(scenario)
     assert result.error == ErrorCode.INVALID_SESSION_TIMEOUT and state is None
@@ -341,15 +351,18 @@ def test_group_metadata_is_written_when_stable_empty_and_deleted():
     async def scenario():
         coordinator, _ = make_coordinator(store=store, deleted=deleted)
         a, b = await form_stable(coordinator, 2)
-        assert len(store.writes) == 1
+        assert len(store.writes) == 2
         coordinator.leave_group("g", [(a, None), (b, None)])
         assert coordinator.delete_groups(["g", "g-unknown"]) == {"g": ErrorCode.NONE,
                                                                   "g-unknown": ErrorCode.GROUP_ID_NOT_FOUND}
         return a, b, coordinator
 
     a, b, coordinator = run(scenario)
-    (stable_id, stable), (empty_id, empty), (tomb_id, tomb) = store.writes
-    assert stable_id == empty_id == tomb_id == "g" and tomb is None
+    (new_id, new), (stable_id, stable), (empty_id, empty), (tomb_id, tomb) = store.writes
+    assert new_id == stable_id == empty_id == tomb_id == "g" and tomb is None
+    # the first JoinGroup wrote Kafka's empty group: generation 0, no protocol type, no members
+    assert (new.protocol_type, new.generation, new.protocol, new.leader, new.current_state_timestamp,
+            new.members) == ("", 0, None, None, START_MS, [])
     assert (stable.protocol_type, stable.generation, stable.protocol, stable.leader) == ("consumer", 2, "range", a)
     assert [(m.member_id, m.client_id, m.client_host, m.session_timeout, m.rebalance_timeout, m.subscription,
              m.assignment) for m in stable.members] == [
@@ -358,10 +371,47 @@ def test_group_metadata_is_written_when_stable_empty_and_deleted():
     assert stable.current_state_timestamp == START_MS
     assert (empty.generation, empty.protocol, empty.leader, empty.members) == (3, None, None, [])
     assert deleted == ["g"]
-    assert coordinator.group_state_name("g") is None
+    assert coordinator.group_state("g") is None
     # the value encodes as GroupMetadataValue v3
     codec.encode(stable, 3)
     codec.encode(empty, 3)
+
+
+def test_the_assignment_is_written_with_the_time_the_group_entered_completing_rebalance():
+    """Kafka builds the record before the group turns Stable: its timestamp is that of the
+    CompletingRebalance transition, not of the leader's SyncGroup."""
+    store = FakeStore()
+
+    async def scenario():
+        coordinator, scheduler = make_coordinator(store=store)
+        joined = await coordinator.join_group("g", join_request())
+        scheduler.advance(700)
+        synced = await coordinator.sync_group("g", SyncRequest(member_id=joined.member_id,
+                                                               generation_id=joined.generation_id,
+                                                               assignments={joined.member_id: b"a"}))
+        return synced, coordinator.group("g").state_timestamp_ms
+
+    synced, stable_since = run(scenario)
+    assert synced.error == ErrorCode.NONE
+    (_, new), (_, stable) = store.writes
+    assert new.current_state_timestamp == START_MS and new.generation == 0
+    assert (stable.generation, stable.current_state_timestamp, stable_since) == (1, START_MS, START_MS + 700)
+
+
+class FailingStore(FakeStore):
+    def write_group_metadata(self, group_id, value):
+        from pylog.errors import BrokerError
+        raise BrokerError(ErrorCode.NOT_COORDINATOR, "the log is gone")
+
+
+def test_a_join_whose_new_group_cannot_be_written_fails_and_creates_nothing():
+    async def scenario():
+        coordinator, _ = make_coordinator(store=FailingStore())
+        result = await coordinator.join_group("g", join_request())
+        return result, coordinator.group_state("g")
+
+    result, state = run(scenario)
+    assert (result.error, result.member_id, state) == (ErrorCode.NOT_COORDINATOR, "", None)
 
 
 def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
@@ -373,15 +423,15 @@ def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
         return coordinator.group("g")
 
     group = run(build)
-    value = value_from_group(group)
+    value = value_from_record(group.to_record())
     leader, follower = list(group.members)
     store = FakeStore(groups={"g": value, "gone": None}, offset_groups={"offsets-only"})
 
     async def scenario():
         coordinator, scheduler = make_coordinator(store=store)
         coordinator.load()
-        state = coordinator.group_state_name("g")
-        offsets_only = coordinator.group_state_name("offsets-only")
+        state = coordinator.group_state("g")
+        offsets_only = coordinator.group_state("offsets-only")
         sync = await coordinator.sync_group("g", SyncRequest(follower, 2, {}))
         scheduler.advance(SESSION // 2)
         assert coordinator.heartbeat("g", leader, None, 2) == ErrorCode.NONE
@@ -389,9 +439,9 @@ def test_groups_are_loaded_from_the_store_and_their_sessions_restart():
         return state, offsets_only, sync, coordinator
 
     state, offsets_only, sync, coordinator = run(scenario)
-    assert state == "Stable" and offsets_only == "Empty"
+    assert state is GroupState.STABLE and offsets_only is GroupState.EMPTY
     assert sync.assignment == follower.encode()
-    assert coordinator.group_state_name("g") == "PreparingRebalance"
+    assert coordinator.group_state("g") is GroupState.PREPARING_REBALANCE
     assert [m.member_id for m in coordinator.members_of("g")] == [leader]
 
 
@@ -417,7 +467,7 @@ def test_validate_offset_commit():
             "unknown group, member generation": coordinator.validate_offset_commit("x", 3, "m", None),
             "unknown group, simple": coordinator.validate_offset_commit("simple", -1, "", None),
         }
-        results["simple group state"] = coordinator.group_state_name("simple")
+        results["simple group state"] = coordinator.group_state("simple")
         results["simple group empty"] = coordinator.is_group_empty_or_dead("simple")
         a, b = await form_stable(coordinator, 2)
         results["member"] = coordinator.validate_offset_commit("g", 2, a, None)
@@ -431,7 +481,7 @@ def test_validate_offset_commit():
     assert results == {
         "unknown group, member generation": ErrorCode.ILLEGAL_GENERATION,
         "unknown group, simple": ErrorCode.NONE,
-        "simple group state": "Empty",
+        "simple group state": GroupState.EMPTY,
         "simple group empty": True,
         "member": ErrorCode.NONE,
         "stale generation": ErrorCode.ILLEGAL_GENERATION,
@@ -465,10 +515,11 @@ def test_list_and_describe():
     (error, all_groups), (_, filtered), (d_error, stable), (u_error, unknown) = run(scenario)
     assert error == ErrorCode.NONE
     assert sorted((g.group_id, g.protocol_type, g.state) for g in all_groups) == [
-        ("completing", "consumer", "CompletingRebalance"), ("empty", "", "Empty"), ("stable", "consumer", "Stable")]
+        ("completing", "consumer", GroupState.COMPLETING_REBALANCE), ("empty", "", GroupState.EMPTY),
+        ("stable", "consumer", GroupState.STABLE)]
     assert sorted(g.group_id for g in filtered) == ["empty", "stable"]
-    assert d_error == ErrorCode.NONE and (stable.state, stable.protocol_data) == ("Stable", "range")
-    assert u_error == ErrorCode.NONE and (unknown.state, unknown.members) == ("Dead", ())
+    assert d_error == ErrorCode.NONE and (stable.state, stable.protocol_data) == (GroupState.STABLE, "range")
+    assert u_error == ErrorCode.NONE and (unknown.state, unknown.members) == (GroupState.DEAD, ())
 
 
 # ---------------------------------------------------------------------------------------
@@ -549,9 +600,9 @@ def test_join_sync_heartbeat_leave_at_every_version(version):
         again = await call(table, 13, leave_version, leave)
         if leave_version < 3:
             assert again.error_code == ErrorCode.UNKNOWN_MEMBER_ID    # the member's error, at the top
-        return coordinator.group_state_name("g")
+        return coordinator.group_state("g")
 
-    assert run(scenario) == "Empty"
+    assert run(scenario) is GroupState.EMPTY
 
 
 def test_join_errors_encode_with_null_protocol_in_v7_and_empty_before():
@@ -633,6 +684,6 @@ def test_offsets_expiry_removes_only_empty_groups():
         await form_stable(coordinator, 1, group="busy")
         coordinator.validate_offset_commit("idle", -1, "", None)
         return (coordinator.maybe_remove_empty_group("busy"), coordinator.maybe_remove_empty_group("idle"),
-                coordinator.maybe_remove_empty_group("unknown"), coordinator.group_state_name("idle"))
+                coordinator.maybe_remove_empty_group("unknown"), coordinator.group_state("idle"))
 
     assert run(scenario) == (False, True, False, None)

@@ -98,7 +98,7 @@ class Harness:
         for ticket, result in effects.joins + effects.syncs:
             assert ticket not in self.answers, f"{ticket} answered twice"
             self.answers[ticket] = result
-        self.stores += effects.store
+        self.stores += effects.record is not None
         self.notes += effects.notes
 
     # answers
@@ -810,11 +810,11 @@ def test_summary_shows_metadata_and_assignment_only_when_stable():
     h = Harness()
     a = h.joined(h.join())
     summary = h.group.summary()
-    assert summary.state == "CompletingRebalance" and summary.protocol_data == ""
+    assert summary.state is COMPLETING and summary.protocol_data == ""
     assert summary.members[0].metadata == b"" and summary.members[0].assignment == b""
     h.sync(a.member_id, 1, {a.member_id: b"assigned"})
     summary = h.group.summary()
-    assert (summary.state, summary.protocol_type, summary.protocol_data) == ("Stable", "consumer", "range")
+    assert (summary.state, summary.protocol_type, summary.protocol_data) == (STABLE, "consumer", "range")
     member = summary.members[0]
     assert (member.member_id, member.client_id, member.client_host) == (a.member_id, "client", "/127.0.0.1")
     assert (member.metadata, member.assignment) == (b"range-meta", b"assigned")

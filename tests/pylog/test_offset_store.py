@@ -30,6 +30,7 @@ from protocol.error_codes import ErrorCode
 from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMetadata
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.records import ControlType, build_batch, build_control_batch
+from pylog.coordinator.group import GroupState
 from pylog.coordinator.offsets import (
     OFFSETS_TOPIC,
     CommittedOffset,
@@ -162,6 +163,13 @@ class Reader:
         self.pos += length
         return value
 
+    def compact_string(self):
+        length = self.take("B") - 1     # an unsigned varint; one byte below 128
+        assert length < 127
+        value = self.data[self.pos:self.pos + length].decode("utf-8")
+        self.pos += length
+        return value
+
     def bytes_(self):
         length = self.take("i")
         value = self.data[self.pos:self.pos + length]
@@ -190,10 +198,12 @@ def decode_offset_value(value: bytes) -> dict:
     out = {"version": version, "offset": r.take("q")}
     if version >= 3:
         out["leader_epoch"] = r.take("i")
-    out["metadata"] = r.string()
+    out["metadata"] = r.compact_string() if version >= 4 else r.string()
     out["commit_timestamp"] = r.take("q")
     if version == 1:
         out["expire_timestamp"] = r.take("q")
+    if version >= 4:
+        assert r.take("B") == 0, "no tagged fields (the topic id is left out)"
     r.done()
     return out
 
@@ -234,6 +244,7 @@ def stored_batches(data_dir: Path, partition: int):
                 break
             info = SimpleNamespace(base_offset=batch.base_offset, magic=batch.magic,
                                    compression=batch.compression_type, producer_id=batch.producer_id,
+                                   producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
                                    transactional=batch.is_transactional)
             batches.append((info, [(r.offset, r.timestamp, r.key, r.value) for r in batch]))
     return batches
@@ -271,12 +282,14 @@ def test_commit_writes_one_batch_in_kafkas_format(embedded):
     batches = stored_batches(embedded.data_dir, partition)
     assert len(batches) == 1
     info, records = batches[0]
-    assert (info.magic, info.compression, info.producer_id, info.transactional) == (2, 0, -1, False)
+    # as Kafka's coordinator runtime: no producer, base sequence 0
+    assert (info.magic, info.compression, info.producer_id, info.producer_epoch, info.base_sequence,
+            info.transactional) == (2, 0, -1, -1, 0, False)
     decoded = {decode_key(key): decode_offset_value(value) for _, _, key, value in records}
     assert decoded == {
-        ("offset", 1, "billing", "orders", 0): {"version": 3, "offset": 42, "leader_epoch": 0, "metadata": "m0",
+        ("offset", 1, "billing", "orders", 0): {"version": 4, "offset": 42, "leader_epoch": 0, "metadata": "m0",
                                                 "commit_timestamp": T0},
-        ("offset", 1, "billing", "orders", 2): {"version": 3, "offset": 7, "leader_epoch": -1, "metadata": "",
+        ("offset", 1, "billing", "orders", 2): {"version": 4, "offset": 7, "leader_epoch": -1, "metadata": "",
                                                 "commit_timestamp": T0 - 5},
     }
     assert {timestamp for _, timestamp, _, _ in records} == {T0 + 1}
@@ -361,6 +374,35 @@ def test_append_failure_maps_to_kafkas_coordinator_errors(embedded):
         on_loop(embedded, store.commit, "g", too_big, T0)
     assert caught.value.code == ErrorCode.INVALID_COMMIT_OFFSET_SIZE
     assert on_loop(embedded, store.committed, "g") == {}
+
+
+def test_deleted_partitions_get_tombstones_in_batches_within_max_message_bytes(embedded):
+    store = new_store(embedded)
+    groups = [f"g{i}" for i in range(40)]
+    for group in groups:
+        on_loop(embedded, store.commit, group, {("gone", 0): CommittedOffset(1, commit_timestamp_ms=T0),
+                                                ("gone", 1): CommittedOffset(2, commit_timestamp_ms=T0),
+                                                ("kept", 0): CommittedOffset(3, commit_timestamp_ms=T0)}, T0)
+    embedded.call(lambda: embedded.broker.log_manager.set_topic_config(
+        OFFSETS_TOPIC, embedded.broker.topic_log_config({"max.message.bytes": "300"})))
+    removed = on_loop(embedded, store.delete_partitions, [("gone", 0), ("gone", 1), ("never", 0)], T0 + 1)
+    assert removed == {group: [("gone", 0), ("gone", 1)] for group in groups}
+    assert all(on_loop(embedded, store.committed, g) == {("kept", 0): CommittedOffset(3, commit_timestamp_ms=T0)}
+               for g in groups)
+    from tests.integration.support import stored_batches as raw_batches
+
+    tombstones = 0
+    for index in range(5):
+        later = [b for b in stored_batches(embedded.data_dir, index) if {t for _, t, _, _ in b[1]} == {T0 + 1}]
+        in_partition = [g for g in groups if abs(java_hash(g)) % 5 == index]
+        assert bool(later) == bool(in_partition)
+        sizes = [header.size_bytes for _, _, header, _ in raw_batches(embedded.data_dir, OFFSETS_TOPIC, index)]
+        assert all(size <= 300 for size in sizes[len(sizes) - len(later):])
+        for _, records in later:
+            assert all(value is None for _, _, _, value in records)
+            tombstones += len(records)
+    assert tombstones == 80
+    assert on_loop(embedded, new_store(embedded).committed, "g7") == {("kept", 0): CommittedOffset(3, commit_timestamp_ms=T0)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -457,7 +499,7 @@ def test_load_applies_transactional_offsets_on_commit_only(embedded):
 
 class FakeGroup:
     def __init__(self, state, protocol_type="consumer", protocol_name="range", subscriptions=(), state_ts=T0):
-        self.state_name = state
+        self.state = state
         self.protocol_type = protocol_type
         self.protocol_name = protocol_name
         self.state_timestamp_ms = state_ts
@@ -472,10 +514,6 @@ class FakeCoordinator:
 
     def group(self, group_id):
         return self.groups.get(group_id)
-
-    def group_state_name(self, group_id):
-        group = self.groups.get(group_id)
-        return group.state_name if group else None
 
     def maybe_remove_empty_group(self, group_id):
         self.removed.append(group_id)
@@ -526,7 +564,7 @@ def test_empty_group_expires_counting_from_when_it_became_empty(embedded):
 
 
 def test_live_empty_group_is_handed_to_the_coordinator_when_its_offsets_expire(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Empty", state_ts=T0 + MINUTE)})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.EMPTY, state_ts=T0 + MINUTE)})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("t", 0)], T0)
     assert on_loop(embedded, store.expire, T0 + RETENTION_MS).expired == {}          # counts from T0 + 1 min
@@ -536,7 +574,7 @@ def test_live_empty_group_is_handed_to_the_coordinator_when_its_offsets_expire(e
 
 
 def test_stable_consumer_group_keeps_offsets_of_subscribed_topics(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Stable", subscriptions=[subscription("a"), subscription("a", "b")])})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.STABLE, subscriptions=[subscription("a"), subscription("a", "b")])})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("a", 0), ("b", 0), ("c", 0)], T0)
     result = on_loop(embedded, store.expire, T0 + 100 * RETENTION_MS)
@@ -545,7 +583,7 @@ def test_stable_consumer_group_keeps_offsets_of_subscribed_topics(embedded):
     assert coordinator.removed == []
 
 
-@pytest.mark.parametrize("state", ["PreparingRebalance", "CompletingRebalance"])
+@pytest.mark.parametrize("state", [GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE])
 def test_rebalancing_group_keeps_every_offset(embedded, state):
     coordinator = FakeCoordinator({"g": FakeGroup(state)})
     store = new_store(embedded, coordinator)
@@ -554,7 +592,7 @@ def test_rebalancing_group_keeps_every_offset(embedded, state):
 
 
 def test_stable_group_with_undecodable_subscriptions_keeps_every_offset(embedded):
-    coordinator = FakeCoordinator({"g": FakeGroup("Stable", subscriptions=[b"\x00"])})
+    coordinator = FakeCoordinator({"g": FakeGroup(GroupState.STABLE, subscriptions=[b"\x00"])})
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("a", 0)], T0)
     assert on_loop(embedded, store.expire, T0 + 100 * RETENTION_MS).expired == {}
