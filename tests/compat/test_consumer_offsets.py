@@ -12,7 +12,11 @@ One pylog and one Kafka, fresh for this module, get the same group operations:
   each such offset, `OffsetMetadataManager.onPartitionsDeleted`).
 
 Both brokers stop cleanly; their `__consumer_offsets` segments are decoded (batch headers,
-keys, values with `protocol.internal`) and compared line by line. Masked: member ids (named
+keys, values with `protocol.internal`) and compared line by line, a line per record with
+the header fields of its batch. Where one batch ends and the next begins is not compared:
+Kafka's coordinator gathers the writes it makes within `group.coordinator.append.linger.ms`
+into one batch (a kafka-python join's two group records, sometimes), pylog writes a batch
+per operation. Masked: member ids (named
 by order of appearance), and timestamps, each replaced by its distance in whole seconds
 from its record's timestamp (commit times, group state times) or from the commit time
 (expire times). The raw requests pause a second between JoinGroup and SyncGroup, so a
@@ -251,12 +255,12 @@ def record_lines(data_dir: Path) -> tuple[list[str], list[tuple[str, bytes, byte
     for index in range(50):
         for _, _, header, batch in stored_batches(data_dir, OFFSETS_TOPIC, index):
             records = list(iter_records(batch))
-            lines.append(f"partition {index} batch: magic {header.magic} attributes {header.attributes} "
-                         f"producer {header.producer_id}/{header.producer_epoch} base sequence "
-                         f"{header.base_sequence} leader epoch {header.partition_leader_epoch} "
-                         f"records {len(records)} offset delta {header.last_offset_delta}")
+            assert header.last_offset_delta == len(records) - 1
+            batch_fields = (f"partition {index} batch: magic {header.magic} attributes {header.attributes} "
+                            f"producer {header.producer_id}/{header.producer_epoch} base sequence "
+                            f"{header.base_sequence} leader epoch {header.partition_leader_epoch}")
             for record in records:
-                lines.append("  " + describe(record, masks))
+                lines.append(f"{batch_fields} | {describe(record, masks)}")
                 if record.value is not None:
                     key_version, = struct.unpack_from(">h", record.key)
                     raw.append(("offset" if key_version < 2 else "group", record.key, record.value))
