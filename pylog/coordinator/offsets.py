@@ -66,8 +66,8 @@ retention = `offsets.retention.minutes`:
 
 What a group looks like (`group_facts`) comes from `broker.group_coordinator.group(id)`
 (a ClassicGroup: state, protocol type, state timestamp, members' subscriptions) when the
-coordinator holds the group; otherwise from its last group metadata record (with no
-coordinator at all: members -> Stable, none -> Empty), or, with only offsets, a simple
+coordinator holds the group; otherwise from its last group metadata record (Empty: a
+group the coordinator does not hold has no members), or, with only offsets, a simple
 Empty group.
 
 Everything runs on the broker's event loop (the partitions' logs are not thread-safe).
@@ -557,9 +557,7 @@ class OffsetStore:
         """State, protocol type, state timestamp and subscribed topics of a group, from the
         group coordinator when it knows the group, else from the stored metadata; None if
         neither knows it (see the module docstring)."""
-        coordinator = getattr(self.broker, "group_coordinator", None)
-        lookup = getattr(coordinator, "group", None)
-        group = lookup(group_id) if lookup is not None else None
+        group = self.broker.group_coordinator.group(group_id)
         if group is not None and group.state is not GroupState.DEAD:
             protocol_type = group.protocol_type or None
             subscribed = None
@@ -573,8 +571,7 @@ class OffsetStore:
         if value is None:
             return GroupFacts(GroupState.EMPTY, None, NO_TIMESTAMP, None, live=False)
         # A coordinator that does not know a stored group has no members in it.
-        state = GroupState.STABLE if value.members and coordinator is None else GroupState.EMPTY
-        return GroupFacts(state, value.protocol_type or None, value.current_state_timestamp,
+        return GroupFacts(GroupState.EMPTY, value.protocol_type or None, value.current_state_timestamp,
                           subscribed_topics(value), live=False)
 
     # -- expiry ------------------------------------------------------------------------
@@ -584,8 +581,8 @@ class OffsetStore:
         the groups left Empty without offsets. One batch of tombstones per group."""
         now = wall_clock_ms() if now_ms is None else now_ms
         result = ExpiryResult()
-        coordinator = getattr(self.broker, "group_coordinator", None)
-        live_groups = getattr(coordinator, "groups", None) or {}
+        coordinator = self.broker.group_coordinator
+        live_groups = coordinator.groups
         for group_id in sorted(self.group_ids() | set(live_groups)):
             facts = self.group_facts(group_id)
             if facts is None:
@@ -605,7 +602,7 @@ class OffsetStore:
                        if tp[0] not in excluded
                        and self._is_expired(c, c.commit_timestamp_ms if base is None else base, now)]
             dead = facts.state is GroupState.EMPTY and len(expired) == len(offsets)
-            coordinator_owns = dead and facts.live and hasattr(coordinator, "maybe_remove_empty_group")
+            coordinator_owns = dead and facts.live
             records = [(offset_commit_key(group_id, t, p), None) for t, p in expired]
             if dead and not coordinator_owns:
                 records.append((group_metadata_key(group_id), None))

@@ -110,11 +110,12 @@ def test_partition_for_is_kafkas_abs_hash_modulo():
 
 
 class BrokerView:
-    """The real broker, with `group_coordinator` replaced (None = no coordinator)."""
+    """The real broker, with `group_coordinator` replaced (by default one that knows no
+    group: what the store sees of groups whose members are all gone)."""
 
     def __init__(self, broker, coordinator=None):
         self._broker = broker
-        self.group_coordinator = coordinator
+        self.group_coordinator = FakeCoordinator({}) if coordinator is None else coordinator
 
     def __getattr__(self, name):
         return getattr(self._broker, name)
@@ -596,16 +597,3 @@ def test_stable_group_with_undecodable_subscriptions_keeps_every_offset(embedded
     store = new_store(embedded, coordinator)
     commit_at(embedded, store, "g", [("a", 0)], T0)
     assert on_loop(embedded, store.expire, T0 + 100 * RETENTION_MS).expired == {}
-
-
-def test_stored_stable_group_without_a_coordinator(embedded):
-    """No coordinator: the stored metadata says who is subscribed."""
-    store = new_store(embedded)
-    commit_at(embedded, store, "g", [("a", 0), ("z", 0)], T0)
-    value = GroupMetadataValue(protocol_type="consumer", generation=1, protocol="range", leader="m",
-                               current_state_timestamp=T0,
-                               members=[MemberMetadata(member_id="m", client_id="c", client_host="h",
-                                                       session_timeout=10000, subscription=subscription("a"))])
-    on_loop(embedded, store.write_group_metadata, "g", value, T0)
-    result = on_loop(embedded, store.expire, T0 + RETENTION_MS)
-    assert result.expired == {"g": [("z", 0)]} and result.dead_groups == []
