@@ -10,7 +10,9 @@ Values are given as text (a properties file, a request) or as typed Python value
 parsed as Kafka's `ConfigDef.parseType` does: integers must fit the Java type (int, long,
 short), booleans are true/false in any case, a LIST is split at commas with the blanks
 around each item dropped (empty items kept, so a validator sees them), every text is
-trimmed. A refused value raises `InvalidConfig` naming the key and saying why.
+trimmed. A refused value raises `InvalidConfig` naming the key and saying why, in the words
+of Kafka's ConfigDef ("Not a number of type LONG", "Value must be at least -1", "String
+must be one of: compact, delete").
 
 `acted_on` is False for names pylog accepts, validates and reports (DescribeConfigs) but
 whose value no behaviour reads yet; `pylog serve` lists the ones given at start, and the
@@ -61,15 +63,16 @@ _INT_RANGES = {
 
 # ---------------------------------------------------------------------------------------
 # Validators: a typed value in, the reason it is refused out (None: valid; None values,
-# "not given", are always valid).
+# "not given", are always valid). A list's validator may name the item at fault, which
+# Kafka then reports as the invalid value: (reason, item).
 
-Validator = Callable[[Any], "str | None"]
+Validator = Callable[[Any], "str | tuple[str, Any] | None"]
 
 
 def at_least(minimum: int) -> Validator:
     def check(value: Any) -> str | None:
         if value is not None and value < minimum:
-            return f"must be at least {minimum}"
+            return f"Value must be at least {minimum}"
         return None
 
     return check
@@ -77,8 +80,10 @@ def at_least(minimum: int) -> Validator:
 
 def between(lo: float, hi: float) -> Validator:
     def check(value: Any) -> str | None:
-        if value is not None and not lo <= value <= hi:
-            return f"must be between {lo} and {hi}"
+        if value is not None and value < lo:
+            return f"Value must be at least {lo}"
+        if value is not None and value > hi:
+            return f"Value must be no more than {hi}"
         return None
 
     return check
@@ -87,7 +92,7 @@ def between(lo: float, hi: float) -> Validator:
 def one_of(*choices: str) -> Validator:
     def check(value: Any) -> str | None:
         if value is not None and value not in choices:
-            return f"must be one of {', '.join(choices)}"
+            return f"String must be one of: {', '.join(choices)}"
         return None
 
     return check
@@ -103,7 +108,7 @@ def each_of(*choices: str, allow_empty: bool = True) -> Validator:
             return f"must name at least one of {', '.join(choices)}"
         bad = [item for item in value if item not in choices]
         if bad:
-            return f"item {bad[0]!r} must be one of {', '.join(choices)}"
+            return f"String must be one of: {', '.join(choices)}", bad[0]
         return None
 
     return check
@@ -119,41 +124,41 @@ def parse_value(name: str, type_: Type, raw: Any) -> Any:
     if type_ in _INT_RANGES:
         lo, hi = _INT_RANGES[type_]
         if isinstance(raw, bool):
-            raise InvalidConfig(name, f"expected an integer ({type_.value})", raw)
+            raise InvalidConfig(name, f"Not a number of type {type_.name}", raw)
         if isinstance(raw, int):
             value = raw
         elif isinstance(raw, str) and _INT_RE.fullmatch(raw.strip()):
             value = int(raw.strip())
         else:
-            raise InvalidConfig(name, f"expected an integer ({type_.value})", raw)
-        if not lo <= value <= hi:
-            raise InvalidConfig(name, f"out of range for a Java {type_.value} ({lo}..{hi})", raw)
+            raise InvalidConfig(name, f"Not a number of type {type_.name}", raw)
+        if not lo <= value <= hi:   # Java's parse fails the same way on a number too large
+            raise InvalidConfig(name, f"Not a number of type {type_.name}", raw)
         return value
     if type_ is Type.DOUBLE:
         if isinstance(raw, bool):
-            raise InvalidConfig(name, "expected a number", raw)
+            raise InvalidConfig(name, "Not a number of type DOUBLE", raw)
         if isinstance(raw, (int, float)):
             return float(raw)
         if isinstance(raw, str) and _DOUBLE_RE.fullmatch(raw.strip()):
             return float(raw.strip())
-        raise InvalidConfig(name, "expected a number", raw)
+        raise InvalidConfig(name, "Not a number of type DOUBLE", raw)
     if type_ is Type.BOOLEAN:
         if isinstance(raw, bool):
             return raw
         if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
             return raw.strip().lower() == "true"
-        raise InvalidConfig(name, "expected true or false", raw)
+        raise InvalidConfig(name, "Expected value to be either true or false", raw)
     if type_ is Type.STRING:
         if isinstance(raw, str):
             return raw.strip()
-        raise InvalidConfig(name, "expected a string", raw)
+        raise InvalidConfig(name, f"Expected value to be a string, but it was a {type(raw).__name__}", raw)
     if type_ is Type.LIST:
         if isinstance(raw, str):
             text = raw.strip()
             return LIST_SPLIT_RE.split(text) if text else []
         if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
             return [item.strip() for item in raw]
-        raise InvalidConfig(name, "expected a comma-separated list", raw)
+        raise InvalidConfig(name, "Expected a comma separated list.", raw)
     if type_ is Type.CSV:
         if isinstance(raw, os.PathLike):
             raw = os.fspath(raw)
@@ -163,7 +168,7 @@ def parse_value(name: str, type_: Type, raw: Any) -> Any:
             items = [os.fspath(item) if isinstance(item, os.PathLike) else item for item in raw]
             if all(isinstance(item, str) for item in items):
                 return [item.strip() for item in items if item.strip()]
-        raise InvalidConfig(name, "expected a comma-separated list", raw)
+        raise InvalidConfig(name, "Expected a comma separated list.", raw)
     raise AssertionError(type_)
 
 
@@ -218,6 +223,8 @@ class ConfigKey:
         value = parse_value(self.name, self.type, raw)
         if self.validator is not None:
             reason = self.validator(value)
+            if isinstance(reason, tuple):
+                reason, raw = reason
             if reason is not None:
                 raise InvalidConfig(self.name, reason, raw)
         return value

@@ -413,7 +413,8 @@ def check_topic_configs(broker, configs: dict[str, str | None]) -> LogConfig:
     try:
         return broker.topic_log_config(configs)
     except InvalidConfig as e:
-        value = configs.get(e.name)
+        # the value at fault: the one given, or the item of a list that is (Kafka's ValidList)
+        value = configs.get(e.name) if e.value is None else e.value
         if value is None:
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {e.reason}") from None
         raise BrokerError(ErrorCode.INVALID_CONFIG,

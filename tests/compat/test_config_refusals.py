@@ -1,0 +1,82 @@
+"""Invalid topic config values, refused by pylog as the reference Kafka refuses them.
+
+Each value goes to both brokers through the three requests that set topic configs:
+CreateTopics (validate only), AlterConfigs and IncrementalAlterConfigs (validate only, on
+a topic each broker has). The error code and the message (Kafka's ConfigDef wording: "Not
+a number of type LONG", "Value must be at least -1", "String must be one of: compact,
+delete") must be the same on both; the values Kafka accepts must be accepted by pylog.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.messages import AlterConfigsRequest, CreateTopicsRequest, IncrementalAlterConfigsRequest
+from tests.compat.conftest import unique
+from tests.integration.support import WireClient
+
+TOPIC_RESOURCE = 2
+SET = 0  # IncrementalAlterConfigs operation
+
+CASES = [
+    ("retention.ms", "-2"), ("retention.ms", "abc"), ("retention.ms", "99999999999999999999"),
+    ("retention.bytes", "-5"), ("retention.ms", "-1"),
+    ("min.cleanable.dirty.ratio", "1.5"), ("min.cleanable.dirty.ratio", "-0.1"), ("min.cleanable.dirty.ratio", "abc"),
+    ("cleanup.policy", "foo"), ("cleanup.policy", "compact,delete"), ("cleanup.policy", "compact,foo"),
+    ("delete.retention.ms", "-1"), ("min.compaction.lag.ms", "-1"), ("max.compaction.lag.ms", "0"),
+    ("segment.ms", "0"), ("message.timestamp.type", "NowTime"), ("preallocate", "yes"),
+    ("max.message.bytes", "-1"), ("index.interval.bytes", "-1"), ("compression.type", "brotli"),
+]
+
+
+def create_validate_only(client: WireClient, topic: str, name: str, value: str):
+    Topic, Config = CreateTopicsRequest.CreatableTopic, CreateTopicsRequest.CreatableTopicConfig
+    result = client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, validate_only=True, topics=[
+        Topic(name=topic, num_partitions=1, replication_factor=1, configs=[Config(name=name, value=value)])])).topics[0]
+    return result.error_code, result.error_message
+
+
+def alter(client: WireClient, topic: str, name: str, value: str):
+    Resource, Config = AlterConfigsRequest.AlterConfigsResource, AlterConfigsRequest.AlterableConfig
+    result = client.request(33, 1, AlterConfigsRequest(validate_only=True, resources=[Resource(
+        resource_type=TOPIC_RESOURCE, resource_name=topic, configs=[Config(name=name, value=value)])])).responses[0]
+    return result.error_code, result.error_message
+
+
+def incremental_alter(client: WireClient, topic: str, name: str, value: str):
+    Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
+    Config = IncrementalAlterConfigsRequest.AlterableConfig
+    result = client.request(44, 1, IncrementalAlterConfigsRequest(validate_only=True, resources=[Resource(
+        resource_type=TOPIC_RESOURCE, resource_name=topic,
+        configs=[Config(name=name, config_operation=SET, value=value)])])).responses[0]
+    return result.error_code, result.error_message
+
+
+@pytest.fixture(scope="module")
+def existing_topic(both):
+    topic = unique("config-refusals")
+    Topic = CreateTopicsRequest.CreatableTopic
+    for broker in both.values():
+        with WireClient(broker.bootstrap_servers) as client:
+            response = client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[
+                Topic(name=topic, num_partitions=1, replication_factor=1)]))
+            assert response.topics[0].error_code == 0
+    return topic
+
+
+@pytest.mark.parametrize("request_kind", ["CreateTopics", "AlterConfigs", "IncrementalAlterConfigs"])
+@pytest.mark.parametrize("name, value", CASES, ids=[f"{n}={v}" for n, v in CASES])
+def test_the_same_answer_as_kafka(both, compat_table, existing_topic, request_kind, name, value):
+    answers = {}
+    for broker_name, broker in both.items():
+        with WireClient(broker.bootstrap_servers) as client:
+            if request_kind == "CreateTopics":
+                answers[broker_name] = create_validate_only(client, unique("config-new"), name, value)
+            elif request_kind == "AlterConfigs":
+                answers[broker_name] = alter(client, existing_topic, name, value)
+            else:
+                answers[broker_name] = incremental_alter(client, existing_topic, name, value)
+    same = answers["pylog"] == answers["kafka"]
+    compat_table.record("tool", f"{request_kind} {name}={value}", f"error {answers['pylog'][0]}",
+                        f"error {answers['kafka'][0]}", "same" if same else f"differs: {answers['pylog'][1]!r}")
+    assert answers["pylog"] == answers["kafka"]
