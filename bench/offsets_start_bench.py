@@ -1,0 +1,102 @@
+"""Broker start over a `__consumer_offsets` that saw many commits.
+
+    python -m bench.offsets_start_bench        (or: python -m bench offsets_start)
+    BENCH_QUICK=1 python -m bench.offsets_start_bench   (a smoke run: 1/100 of the commits)
+
+A pylog data directory is filled in-process (`pylog.testing.EmbeddedBroker`, the group
+coordinator's own offset store, so every commit is the batch a real OffsetCommit writes):
+100 groups, each committing 10 partitions at a time, 100,000 times in all, so 1,000,000
+offset records over 1,000 group partitions. The broker stops cleanly. Then `pylog serve`
+is started on that directory (`bench/peers.start_pylog_serve` with `--data-dir`), timed from
+its spawn to its first ApiVersions answer, median of 3, against the same on an empty data
+directory; the size of `__consumer_offsets` on disk is printed beside it.
+
+Every start replays `__consumer_offsets` to rebuild the committed offsets, so the start
+grows with what the topic holds: compacted, it would hold one record per live offset.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # `python bench/offsets_start_bench.py`
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import peers  # noqa: E402
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+GROUPS = 100
+PARTITIONS_PER_COMMIT = 10
+COMMITS = 1_000 if QUICK else 100_000   # commit requests; each holds PARTITIONS_PER_COMMIT offsets
+STARTS = 1 if QUICK else 3
+CHUNK = 1_000                           # commits per call onto the broker's loop
+
+
+def fill(data_dir: Path) -> float:
+    """Write the commits; return the seconds it took."""
+    from pylog.coordinator.offsets import CommittedOffset
+    from pylog.testing import EmbeddedBroker
+
+    broker = EmbeddedBroker(data_dir).start()
+    started = time.perf_counter()
+    try:
+        store = broker.broker.offset_store
+
+        def commit_chunk(first: int) -> None:
+            for n in range(first, min(first + CHUNK, COMMITS)):
+                group = f"group-{n % GROUPS}"
+                offset = n // GROUPS
+                store.commit(group, {(f"topic-{n % GROUPS}", p): CommittedOffset(offset)
+                                     for p in range(PARTITIONS_PER_COMMIT)})
+
+        broker.call(lambda: store.ensure_topic())
+        for first in range(0, COMMITS, CHUNK):
+            broker.call(commit_chunk, first)
+    finally:
+        broker.stop()
+    return time.perf_counter() - started
+
+
+def start_ms(data_dir: Path | None) -> float:
+    extra = ["--data-dir", str(data_dir)] if data_dir is not None else []
+    handle = peers.start_pylog_serve(timeout=120.0, extra_args=extra)
+    try:
+        return handle.spawn["ApiVersions answered"]
+    finally:
+        handle.close()
+
+
+def topic_bytes(data_dir: Path, topic: str) -> int:
+    return sum(f.stat().st_size for d in data_dir.glob(f"{topic}-*") for f in d.glob("*.log"))
+
+
+def run() -> list[str]:
+    tmp = Path(tempfile.mkdtemp(prefix="bench-offsets-"))
+    try:
+        data_dir = tmp / "data"
+        fill_s = fill(data_dir)
+        size = topic_bytes(data_dir, "__consumer_offsets")
+        empty = statistics.median(start_ms(None) for _ in range(STARTS))
+        full = statistics.median(start_ms(data_dir) for _ in range(STARTS))
+        records = COMMITS * PARTITIONS_PER_COMMIT
+        return [
+            f"filled: {records:,} offset commits ({COMMITS:,} requests x {PARTITIONS_PER_COMMIT} partitions, "
+            f"{GROUPS} groups, {GROUPS * PARTITIONS_PER_COMMIT:,} group partitions) in {fill_s:.1f} s; "
+            f"__consumer_offsets holds {size / 1e6:.1f} MB",
+            f"pylog serve spawn to ApiVersions answered (median of {STARTS}): empty data dir {empty:.0f} ms | "
+            f"with that __consumer_offsets {full:.0f} ms | difference {full - empty:.0f} ms | goal under 1 s: "
+            f"{'MET' if full < 1000 else 'MISSED'}",
+        ]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    for line in run():
+        print(line)
