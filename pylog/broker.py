@@ -52,11 +52,13 @@ from pylog.errors import BrokerError
 from pylog.handlers import (
     api_versions,
     configs as config_handlers,
+    delete_records,
     fetch,
     find_coordinator,
     groups as group_handlers,
     init_producer_id,
     list_offsets,
+    log_dirs,
     metadata as metadata_handler,
     offset_for_leader_epoch,
     offsets as offset_handlers,
@@ -117,6 +119,8 @@ class Broker:
             *config_handlers.apis(self),
             *group_handlers.apis(self),
             *offset_handlers.apis(self),
+            *delete_records.apis(self),
+            *log_dirs.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------

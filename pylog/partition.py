@@ -24,9 +24,11 @@ from storage.log_validator import AppendOrigin
 from storage.segment import FetchResult
 
 from pylog.delayed import DataWaiters
+from pylog.errors import BrokerError
 
 
 NO_LEADER_EPOCH = -1   # a request's current_leader_epoch when the client does not say
+DELETE_TO_HIGH_WATERMARK = -1   # DeleteRecords' offset meaning "everything below the HW"
 
 
 class Partition:
@@ -95,6 +97,29 @@ class Partition:
         if leader_epoch == -1 or leader_epoch > self.leader_epoch:
             return -1, -1
         return leader_epoch, self.log_start_offset
+
+    # -- DeleteRecords ---------------------------------------------------------------
+
+    def delete_records(self, offset: int) -> int:
+        """Move the log start offset (the low watermark) up to `offset` (-1: the high
+        watermark) and return the low watermark; an offset at or below the current log
+        start changes nothing. Kafka's rules: a topic whose cleanup.policy lacks `delete`
+        refuses (POLICY_VIOLATION); a negative offset other than -1, or one past the high
+        watermark, is OFFSET_OUT_OF_RANGE. The segments below stay until retention
+        removes them; fetches below the new start get OFFSET_OUT_OF_RANGE at once. The
+        producers stay until they expire, as in Kafka. The caller makes the move durable
+        (LogManager.write_log_start_offsets) before it answers."""
+        if not self.config.delete:
+            raise BrokerError(ErrorCode.POLICY_VIOLATION,
+                              f"Records of partition {self.topic}-{self.index} can not be deleted "
+                              "due to the configured policy")
+        target = self.high_watermark if offset == DELETE_TO_HIGH_WATERMARK else offset
+        if target < 0 or target > self.high_watermark:
+            raise BrokerError(ErrorCode.OFFSET_OUT_OF_RANGE,
+                              f"cannot move the log start offset of {self.topic}-{self.index} to {target}: "
+                              f"the high watermark is {self.high_watermark}")
+        self.log.advance_log_start_offset(target)
+        return self.log_start_offset
 
     # -- produce and fetch -------------------------------------------------------------
 

@@ -4,7 +4,9 @@
         .kafka_cleanshutdown                written last by a clean shutdown, removed at start
         recovery-point-offset-checkpoint    per partition: offsets below are on disk
         log-start-offset-checkpoint         per partition: first readable offset, when it is
-                                            past the first segment's base offset
+                                            past the first segment's base offset; written
+                                            with the other checkpoints, and at once by
+                                            `write_log_start_offsets` (DeleteRecords)
         orders-0/  orders-1/  ...           one Log each (storage/log.py)
         orders-2.9f3c...-delete/            a deleted partition not yet removed
         orders-7.41ab...-stray/             a log the broker does not host, kept aside
@@ -248,6 +250,11 @@ class LogManager:
     def write_checkpoints(self) -> None:
         """Write recovery-point-offset-checkpoint and log-start-offset-checkpoint."""
         self._recovery_points.write({tp: log.recovery_point for tp, log in self._logs.items()})
+        self.write_log_start_offsets()
+
+    def write_log_start_offsets(self) -> None:
+        """Write log-start-offset-checkpoint (fsynced): the broker calls it before it
+        acknowledges a DeleteRecords, so that the new log start survives a crash."""
         self._log_start_offsets.write(
             {
                 tp: log.log_start_offset

@@ -1,0 +1,62 @@
+"""DescribeLogDirs (key 35, v1-4): the data directory and the partition logs in it.
+
+pylog has one data directory (`log.dirs`), so the answer has one result: its absolute
+path, and per hosted partition log (internal topics included, as in Kafka) the bytes of
+its segments' `.log` files, an offset lag of max(HW - LEO, 0) (always 0 on one node)
+and is_future false (pylog has no future logs). `topics` null asks for every log; a
+list asks for those partitions, and the ones not hosted are left out (Kafka's rule:
+no error, no entry); a topic left with no partition is left out too. v4+ carry the
+volume's total and usable bytes (statvfs: blocks and blocks available to unprivileged
+users, times the fragment size, as Java's FileStore reports them); a directory that
+cannot be read answers KAFKA_STORAGE_ERROR for that result.
+"""
+
+from __future__ import annotations
+
+import os
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import DescribeLogDirsResponse
+from pylog.dispatch import Api
+
+DESCRIBE_LOG_DIRS_KEY = 35
+
+Result = DescribeLogDirsResponse.DescribeLogDirsResult
+Topic = DescribeLogDirsResponse.DescribeLogDirsTopic
+PartitionInfo = DescribeLogDirsResponse.DescribeLogDirsPartition
+
+
+def apis(broker) -> list[Api]:
+    """DescribeLogDirs, for `Broker._apis()`."""
+    return [Api(DESCRIBE_LOG_DIRS_KEY, 1, 4, make_handler(broker))]
+
+
+def make_handler(broker):
+    async def handle(request, context):
+        wanted = None if request.topics is None else {
+            (topic.topic, index) for topic in request.topics for index in topic.partitions}
+        return DescribeLogDirsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
+                                       results=[describe_dir(broker, wanted)])
+
+    return handle
+
+
+def describe_dir(broker, wanted: set[tuple[str, int]] | None) -> Result:
+    path = str(broker.log_dir.absolute())
+    try:
+        volume = os.statvfs(path)
+    except OSError:
+        return Result(error_code=ErrorCode.KAFKA_STORAGE_ERROR, log_dir=path)
+    by_topic: dict[str, list[PartitionInfo]] = {}
+    for (topic, index), partition_log in sorted(broker.log_manager.logs.items()):
+        if wanted is not None and (topic, index) not in wanted:
+            continue
+        partition = broker.partition(topic, index)
+        high_watermark = partition.high_watermark if partition is not None else partition_log.log_end_offset
+        by_topic.setdefault(topic, []).append(PartitionInfo(
+            partition_index=index, partition_size=partition_log.size_bytes,
+            offset_lag=max(high_watermark - partition_log.log_end_offset, 0), is_future_key=False))
+    return Result(error_code=ErrorCode.NONE, log_dir=path,
+                  topics=[Topic(name=name, partitions=infos) for name, infos in by_topic.items()],
+                  total_bytes=volume.f_blocks * volume.f_frsize,
+                  usable_bytes=volume.f_bavail * volume.f_frsize)
