@@ -658,17 +658,14 @@ DELETE_RECORDS_EXPECTED = [
 ]
 
 
-@pytest.mark.parametrize("broker", [
-    "kafka",
-    pytest.param("pylog", marks=pytest.mark.xfail(strict=True, reason="pylog lacks DeleteRecords (key 21)")),
-])
-def test_java_admin_delete_records(broker, admin_runs, compat_table):
+def test_java_admin_delete_records(admin_runs, compat_table):
     """deleteRecords before offset 2 of 5: low watermark 2, earliest offset 2; beyond the end
     OffsetOutOfRangeException."""
     runs = admin_runs("deleteRecords")
-    if broker == "pylog":
-        found = differences(runs["kafka"].events, runs["pylog"].events)
-        record_row(compat_table, "Java Admin deleteRecords", runs, found,
-                   notes=["pylog lacks DeleteRecords (key 21)"])
-    run = runs[broker].check()
-    assert [without(e, ["message"]) for e in run.events] == DELETE_RECORDS_EXPECTED
+    found = differences(runs["kafka"].events, runs["pylog"].events)
+    record_row(compat_table, "Java Admin deleteRecords", runs, found,
+               message_differences(runs["kafka"].events, runs["pylog"].events))
+    for run in runs.values():
+        run.check()
+        assert [without(e, ["message"]) for e in run.events] == DELETE_RECORDS_EXPECTED, run.broker
+    assert found == []

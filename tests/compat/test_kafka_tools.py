@@ -36,7 +36,6 @@ LACKS_DESCRIBE_GROUPS_V6 = (
     "(v6), and the tool says 'Group ... not found' instead of 'does not exist'")
 LACKS_LIST_GROUPS_V5 = "pylog serves ListGroups up to v4: --type needs v5 (group types); pylog's groups show as Unknown"
 LACKS_LIST_OFFSETS_V8 = "pylog serves ListOffsets up to v7: --time -4 (earliest local offset) needs v8"
-LACKS_DELETE_RECORDS = "pylog lacks DeleteRecords (API 21)"
 KAFKA_4_TOPIC_CONFIGS = (
     "pylog describes Kafka 3.9's topic configs: message.format.version, message.downconversion.enable and "
     "message.timestamp.difference.max.ms are gone in Kafka 4, and some synonyms are missing")
@@ -393,19 +392,52 @@ def test_get_offsets_earliest_local(on_both, both):
     on_both.compare("kafka-get-offsets.sh --time -4", result, stderr=True)
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_DELETE_RECORDS)
 def test_delete_records(on_both, both, tmp_path):
     topic = unique("delete-records")
-    create_topic(on_both, topic)
-    produce_timestamped(both, topic, [BASE_MS + i for i in range(5)], partitions=1)
+    create_topic(on_both, topic, "--partitions", "2")
+    produce_timestamped(both, topic, [BASE_MS + i for i in range(10)])   # 5 records in each partition
     offsets = tmp_path / "offsets.json"
-    offsets.write_text('{"version": 1, "partitions": [{"topic": "%s", "partition": 0, "offset": 3}]}' % topic)
+    offsets.write_text('{"version": 1, "partitions": [{"topic": "%s", "partition": 0, "offset": 3},'
+                       ' {"topic": "%s", "partition": 1, "offset": -1}]}' % (topic, topic))
     deleted = on_both.run("kafka-delete-records.sh", "--bootstrap-server", "{bootstrap}",
                           "--offset-json-file", str(offsets))
     on_both.compare("kafka-delete-records.sh", deleted)
     earliest = on_both.run("kafka-get-offsets.sh", "--bootstrap-server", "{bootstrap}", "--topic", topic,
                            "--time", "-2")
-    on_both.compare("kafka-get-offsets.sh --time -2 after kafka-delete-records.sh", earliest)
+    picked = on_both.compare("kafka-get-offsets.sh --time -2 after kafka-delete-records.sh", earliest)
+    assert sorted(picked["pylog"]) == [f"{topic}:0:3", f"{topic}:1:5"]
+
+
+def test_delete_records_refusals(on_both, both, tmp_path):
+    topic, compacted = unique("delete-records-refused"), unique("delete-records-compacted")
+    create_topic(on_both, topic)
+    create_topic(on_both, compacted, "--config", "cleanup.policy=compact")
+    produce_timestamped(both, topic, [BASE_MS + i for i in range(3)], partitions=1)
+    offsets = tmp_path / "offsets.json"
+    offsets.write_text('{"version": 1, "partitions": [{"topic": "%s", "partition": 0, "offset": 9},'
+                       ' {"topic": "%s", "partition": 0, "offset": 0}]}' % (topic, compacted))
+    refused = on_both.run("kafka-delete-records.sh", "--bootstrap-server", "{bootstrap}",
+                          "--offset-json-file", str(offsets))
+    # the tool prints one line per partition, in the order of a HashMap
+    picked = on_both.compare("kafka-delete-records.sh (out of range, compacted)", refused,
+                             lines=lambda r: sorted(r.lines))
+    text = "\n".join(picked["pylog"])
+    assert "OffsetOutOfRangeException" in text and "PolicyViolationException" in text, text
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-log-dirs.sh
+
+
+def test_log_dirs_describe(on_both, both):
+    topic = unique("log-dirs")
+    create_topic(on_both, topic, "--partitions", "2")
+    produce_timestamped(both, topic, [BASE_MS + i for i in range(5)])
+    described = on_both.run("kafka-log-dirs.sh", "--bootstrap-server", "{bootstrap}", "--describe",
+                            "--topic-list", topic)
+    picked = on_both.compare("kafka-log-dirs.sh --describe --topic-list", described,
+                             extra_masks=[(re.compile(r'"logDir":"[^"]*"'), '"logDir":"<log-dir>"')])
+    assert '"partition":"%s-1"' % topic in picked["pylog"][-1] and '"size":0' not in picked["pylog"][-1]
 
 
 # ---------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ TOOLS = {
     "kafka-configs.sh": "kafka.admin.ConfigCommand",
     "kafka-get-offsets.sh": "org.apache.kafka.tools.GetOffsetShell",
     "kafka-delete-records.sh": "org.apache.kafka.tools.DeleteRecordsCommand",
+    "kafka-log-dirs.sh": "org.apache.kafka.tools.LogDirsCommand",
     "kafka-broker-api-versions.sh": "org.apache.kafka.tools.BrokerApiVersionsCommand",
     "kafka-dump-log.sh": "kafka.tools.DumpLogSegments",
     "kafka-producer-perf-test.sh": "org.apache.kafka.tools.ProducerPerformance",
