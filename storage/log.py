@@ -739,6 +739,7 @@ class Log:
         if offset <= self._log_start_offset:
             return False
         self._log_start_offset = offset
+        self._producer_state.on_log_start_offset_incremented(offset)
         return True
 
     def delete_segments_below(self, offset: int, *, now_ms: int | None = None) -> int:

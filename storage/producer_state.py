@@ -519,9 +519,16 @@ class ProducerStateManager:
             self._producers.clear()
             self._load_from_snapshot(log_start_offset, now_ms)
         else:
-            self._map_end_offset = max(self._map_end_offset, log_start_offset)
-            latest = self.latest_snapshot_offset
-            self._last_snapshot_offset = log_start_offset if latest is None else latest
+            self.on_log_start_offset_incremented(log_start_offset)
+
+    def on_log_start_offset_incremented(self, log_start_offset: int) -> None:
+        """The log start moved up (DeleteRecords, retention). The producers stay (they
+        expire in their own time, as in Kafka); the table's range begins at the new start,
+        and with no snapshot left the last snapshot offset becomes the start, so a log whose
+        every record is now below its start writes no snapshot for them on close."""
+        self._map_end_offset = max(self._map_end_offset, log_start_offset)
+        latest = self.latest_snapshot_offset
+        self._last_snapshot_offset = log_start_offset if latest is None else latest
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Forget everything, snapshots included; the table starts empty at `offset`."""

@@ -3,7 +3,9 @@
 The same raw requests go to both session brokers, one after another, and the answers are
 compared field by field: the rules of tests/pylog/test_delete_records.py are checked
 against Kafka's own answers here, so that they are Kafka's behaviour and not pylog's idea
-of it.
+of it. Last, a fresh pair of brokers deletes records and stops cleanly, and what each left
+on disk is compared: log-start-offset-checkpoint, and the producer snapshots (none for a
+log whose every record is below its new start).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from protocol.messages import (
 )
 from protocol.records import build_batch
 from tests.compat.conftest import unique
-from tests.integration.support import WireClient
+from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
+from tests.integration.support import ServeProcess, WireClient
 
 PRODUCE, LIST_OFFSETS, FIND_COORDINATOR, CREATE_TOPICS, DELETE_RECORDS, DESCRIBE_LOG_DIRS = 0, 2, 10, 19, 21, 35
 UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, COORDINATOR_NOT_AVAILABLE = 3, 6, 15
@@ -147,3 +150,35 @@ def test_describe_log_dirs(both, compat_table):
     assert v4[:3] == (0, True, True) and [p[1] for p in v4[3]] == [0, 1]
     assert answers["kafka"][1][1][0][1:3] == (False, False)   # v1: no volume sizes on the wire
     assert answers["pylog"] == answers["kafka"]
+
+
+def test_what_a_clean_stop_leaves_after_delete_records(tmp_path, compat_table):
+    brokers = {"pylog": ServeProcess(tmp_path / "pylog" / "data", overrides=SAME_ON_BOTH),
+               "kafka": KafkaBroker(tmp_path / "kafka" / "data")}
+    (tmp_path / "pylog").mkdir()
+    try:
+        for name, broker in brokers.items():
+            broker.start()
+            with WireClient(broker.bootstrap_servers) as client:
+                for topic in ("everything", "some", "none"):
+                    create_topic(client, topic)
+                    produce(client, topic, 5)
+                assert delete_records(client, "everything", [(0, -1)]) == [("everything", 0, 0, 5)]
+                assert delete_records(client, "some", [(0, 2)]) == [("some", 0, 0, 2)]
+    finally:
+        for broker in brokers.values():
+            if broker.process is not None:
+                broker.stop()
+
+    def left(data_dir):
+        lines = (data_dir / "log-start-offset-checkpoint").read_text().split("\n")
+        entries = sorted(line for line in lines[2:] if line.split(" ")[0] in ("everything", "some", "none"))
+        snapshots = {topic: sorted(p.name for p in (data_dir / f"{topic}-0").glob("*.snapshot"))
+                     for topic in ("everything", "some", "none")}
+        return entries, snapshots
+
+    found = {name: left(broker.data_dir) for name, broker in brokers.items()}
+    compat_table.record("files", "after DeleteRecords: log-start-offset-checkpoint, snapshots", "written", "written",
+                        "same" if found["pylog"] == found["kafka"] else f"differs: {found}")
+    assert found["kafka"][0] == ["everything 0 5", "some 0 2"]
+    assert found["pylog"] == found["kafka"]

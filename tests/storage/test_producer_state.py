@@ -354,6 +354,22 @@ def test_an_empty_log_closed_at_its_start_writes_no_snapshot(tmp_path):
     assert not any(name.endswith(".snapshot") for name in dir_names(dir))
 
 
+def test_moving_the_log_start_keeps_the_producers_and_snapshots_only_above_the_start(tmp_path):
+    """Kafka's onLogStartOffsetIncremented: the producers stay in memory; with no snapshot
+    yet, the last snapshot offset becomes the new start, so a log whose records all lie
+    below its start writes none on close (checked against Kafka in
+    tests/compat/test_delete_records_wire.py)."""
+    everything, some = tmp_path / "everything-0", tmp_path / "some-0"
+    for dir, new_start in ((everything, 3), (some, 2)):
+        log = open_log(dir)
+        log.append(batch(seq=0, records=3), now_ms=BASE_TIME_MS)
+        assert log.advance_log_start_offset(new_start)
+        assert log.last_sequence(PID) == 2
+        log.close()
+    assert not any(name.endswith(".snapshot") for name in dir_names(everything))
+    assert "00000000000000000003.snapshot" in dir_names(some)
+
+
 def test_an_unclean_open_of_a_log_without_producers_replays_only_the_active_segment(tmp_path):
     dir = tmp_path / "t-0"
     config = small_config(segment_bytes=300)
