@@ -12,6 +12,7 @@ for the whole session.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -438,6 +439,14 @@ def test_log_dirs_describe(on_both, both):
     picked = on_both.compare("kafka-log-dirs.sh --describe --topic-list", described,
                              extra_masks=[(re.compile(r'"logDir":"[^"]*"'), '"logDir":"<log-dir>"')])
     assert '"partition":"%s-1"' % topic in picked["pylog"][-1] and '"size":0' not in picked["pylog"][-1]
+    # every log: the two brokers' sets differ (other tests' topics), so each is only checked
+    everything = on_both.run_checked("kafka-log-dirs.sh", "--bootstrap-server", "{bootstrap}", "--describe")
+    for name, result in everything.items():
+        [broker] = json.loads(result.lines[-1])["brokers"]
+        [log_dir] = broker["logDirs"]
+        assert broker["broker"] == 1 and log_dir["error"] is None, name
+        assert log_dir["logDir"] == str(both[name].data_dir.absolute()), name
+        assert {f"{topic}-0", f"{topic}-1"} <= {p["partition"] for p in log_dir["partitions"]}, name
 
 
 # ---------------------------------------------------------------------------------------
