@@ -128,7 +128,7 @@ from protocol.primitives import (
 __all__ = [
     "BATCH_HEADER_SIZE", "LOG_OVERHEAD", "MAGIC", "MIN_BATCH_LENGTH",
     "BatchHeader", "Compression", "ControlType", "Record", "TimestampType",
-    "build_batch", "build_control_batch", "check_magic", "compute_crc",
+    "build_batch", "build_control_batch", "build_empty_batch", "build_retained_batch", "check_magic", "compute_crc",
     "iter_batch_headers", "iter_batches", "iter_records", "read_batch_header",
     "read_control_record", "stamp_base_offset", "stamp_log_append_time", "stamp_max_timestamp",
     "stamp_partition_leader_epoch", "validate_batch",
@@ -689,6 +689,72 @@ def _build(records: Iterable, *, base_offset: int, compression: Compression,
                           producer_id, producer_epoch, base_sequence, len(entries))
     except struct.error as error:
         raise ValueError(f"a batch header field is out of range: {error}") from None
+    with memoryview(batch) as view:
+        UINT32.pack_into(batch, CRC_POSITION, crc32c(view[ATTRIBUTES_POSITION:]))
+    return bytes(batch)
+
+
+def build_retained_batch(original: BatchHeader, records: Iterable[Record], *,
+                         delete_horizon_ms: int | None = None) -> bytes:
+    """Encode the `records` kept from batch `original` (log compaction) as one batch.
+
+    The new batch keeps what the original's header says about its producer and its
+    range: base offset, last offset (so last_offset_delta, and with it the last
+    sequence, are unchanged even if the last record went), producer id, epoch, base
+    sequence, leader epoch, codec, timestamp type and the transactional and control
+    bits. Each record keeps its own offset, hence holes in the offset deltas.
+
+    With `delete_horizon_ms` the delete-horizon bit is set and base_timestamp holds the
+    horizon; record timestamps are then stored as deltas from it (they may be
+    negative). Without it base_timestamp is the first record's timestamp. max_timestamp
+    is the largest record timestamp, or the original's for LOG_APPEND_TIME.
+    """
+    kept = list(records)
+    if not kept:
+        raise ValueError("a retained batch needs at least one record; see build_empty_batch")
+    log_append_time = original.attributes & TIMESTAMP_TYPE_BIT
+    if delete_horizon_ms is not None:
+        base_timestamp = delete_horizon_ms
+    else:
+        base_timestamp = kept[0].timestamp
+    max_timestamp = (original.max_timestamp if log_append_time
+                     else max(record.timestamp for record in kept))
+    records_area = bytearray()
+    for record in kept:
+        offset_delta = record.offset - original.base_offset
+        if not 0 <= offset_delta <= original.last_offset_delta:
+            raise ValueError(f"record offset {record.offset} lies outside the batch "
+                             f"[{original.base_offset}, {original.last_offset}]")
+        _encode_record(records_area, offset_delta, record.timestamp - base_timestamp,
+                       record.key, record.value, record.headers)
+    codec = original.attributes & COMPRESSION_MASK
+    attributes = original.attributes & ~DELETE_HORIZON_BIT
+    if delete_horizon_ms is not None:
+        attributes |= DELETE_HORIZON_BIT
+    batch = bytearray(BATCH_HEADER_SIZE)
+    batch += records_area if codec == _NO_COMPRESSION else compress(codec, records_area)
+    _HEADER.pack_into(batch, 0, original.base_offset, len(batch) - LOG_OVERHEAD,
+                      original.partition_leader_epoch, MAGIC, 0, attributes,
+                      original.last_offset_delta, base_timestamp, max_timestamp,
+                      original.producer_id, original.producer_epoch, original.base_sequence,
+                      len(kept))
+    with memoryview(batch) as view:
+        UINT32.pack_into(batch, CRC_POSITION, crc32c(view[ATTRIBUTES_POSITION:]))
+    return bytes(batch)
+
+
+def build_empty_batch(original: BatchHeader) -> bytes:
+    """A batch with no records standing for `original` (log compaction keeps one for a
+    producer's last batch, so its sequence and epoch survive): the same offsets,
+    producer fields, leader epoch, timestamp type and transactional/control bits; no
+    compression; base_timestamp -1 and the original max_timestamp (Kafka's
+    DefaultRecordBatch.writeEmptyHeader)."""
+    attributes = original.attributes & (TIMESTAMP_TYPE_BIT | TRANSACTIONAL_BIT | CONTROL_BIT)
+    batch = bytearray(BATCH_HEADER_SIZE)
+    _HEADER.pack_into(batch, 0, original.base_offset, BATCH_HEADER_SIZE - LOG_OVERHEAD,
+                      original.partition_leader_epoch, MAGIC, 0, attributes,
+                      original.last_offset_delta, NO_TIMESTAMP, original.max_timestamp,
+                      original.producer_id, original.producer_epoch, original.base_sequence, 0)
     with memoryview(batch) as view:
         UINT32.pack_into(batch, CRC_POSITION, crc32c(view[ATTRIBUTES_POSITION:]))
     return bytes(batch)

@@ -81,7 +81,11 @@ the old recovery point, from which recovery re-reads the rolled segment. Whoever
 the log is told of new pending work by `flush_listener(log)` (the broker runs the job in
 a thread pool); with no listener the work waits for the next `flush` or `close`.
 
-Deletion. Segments removed by truncation or by moving the log start offset are renamed
+Compaction (storage/cleaner/) copies inactive segments into new ones elsewhere and
+swaps them in with `replace_segments`, the only part that touches the Log.
+
+Deletion. Segments removed by truncation, by moving the log start offset or by a
+compaction's swap are renamed
 `*.deleted` at once and their files removed `file.delete.delay.ms` later
 (`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
 file descriptor. A crash in between leaves `.deleted` files, which the next load removes.
@@ -111,6 +115,7 @@ from protocol.records import (
 )
 from storage import files
 from storage.checkpoint import fsync_dir, fsync_file
+from storage.cleaner import swap as cleaner_swap
 from storage.config import LONG_MAX, LogConfig
 from storage.errors import (
     DuplicateSequence,
@@ -773,6 +778,30 @@ class Log:
         self._segments_changed()
         self._pending_deletes.sort(key=lambda item: item[0])
         fsync_dir(self.dir)
+
+    def replace_segments(
+        self, new_segments: Sequence[LogSegment], old_segments: Sequence[LogSegment], *,
+        now_ms: int | None = None, on_step=None,
+    ) -> None:
+        """Put the cleaner's `.cleaned` segments in place of `old_segments`, which must
+        be inactive segments of this log, renaming files in the crash-safe order of
+        storage/cleaner/swap.py (`on_step` is told after each step). The old segments'
+        files go as deleted segments do (see "Deletion")."""
+        self._check_open()
+        for old in old_segments:
+            if self._segments.get(old.base_offset) is not old or old is self._active:
+                raise StorageError(f"cannot replace segment {old.base_offset} of {self.name}: not an inactive segment of it")
+        now_ms = self._now(now_ms)
+
+        def add_new(segment: LogSegment) -> None:
+            self._segments[segment.base_offset] = segment
+            self._segments_changed()
+
+        cleaner_swap.replace_segments(
+            self.dir, new_segments, old_segments,
+            delete_old=lambda segment: self._remove_and_delete([segment], now_ms),
+            add_new=add_new, on_step=on_step,
+        )
 
     def delete_expired_files(self, now_ms: int) -> int:
         """Remove the `.deleted` files whose `file.delete.delay.ms` has passed."""
