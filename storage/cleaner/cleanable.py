@@ -140,7 +140,7 @@ def _max_compaction_delay_ms(inactive_dirty: Sequence[LogSegment], config: LogCo
 
 def _inactive_segments_from(segments: Sequence[LogSegment], offset: int) -> list[LogSegment]:
     """The inactive segments holding `offset` or later ones (Kafka's nonActiveLogSegmentsFrom)."""
-    return _segments_overlapping(segments[:-1], offset, None)
+    return [s for s in _segments_overlapping(segments, offset, None) if s is not segments[-1]]
 
 
 def _segments_overlapping(segments: Sequence[LogSegment], from_offset: int, to_offset: int | None) -> list[LogSegment]:
