@@ -200,9 +200,10 @@ def prepare_cleaning(
     return CleaningJob(log.dir, log.name, log.config, found, inactive, producers, map_memory_bytes, transactions)
 
 
-def swap_cleaned(log: Log, result: CleaningResult, *, now_ms: int) -> int | None:
+def swap_cleaned(log: Log, result: CleaningResult, *, now_ms: int, on_step=None) -> int | None:
     """Step 3: swap each group in; the offset to checkpoint, or None if the pass was
-    abandoned because the log changed under it."""
+    abandoned because the log changed under it. `on_step` is handed to
+    `Log.replace_segments` (tests stop there to simulate a crash)."""
     for index, group in enumerate(result.groups):
         current = log.segments
         if not all(any(old is s for s in current) for old in group.old) or group.new.base_offset >= log.active_segment.base_offset:
@@ -210,7 +211,7 @@ def swap_cleaned(log: Log, result: CleaningResult, *, now_ms: int) -> int | None
             for abandoned in result.groups[index:]:
                 abandoned.new.delete()
             return None
-        log.replace_segments([group.new], group.old, now_ms=now_ms)
+        log.replace_segments([group.new], group.old, now_ms=now_ms, on_step=on_step)
     return result.end_offset
 
 
