@@ -786,7 +786,9 @@ class Log:
         """Put the cleaner's `.cleaned` segments in place of `old_segments`, which must
         be inactive segments of this log, renaming files in the crash-safe order of
         storage/cleaner/swap.py (`on_step` is told after each step). The old segments'
-        files go as deleted segments do (see "Deletion")."""
+        files go as deleted segments do (see "Deletion"), and so do the producer
+        snapshots at the base offsets that no segment starts at any more (as Kafka's
+        UnifiedLog.replaceSegments does; a load would remove them as strays)."""
         self._check_open()
         for old in old_segments:
             if self._segments.get(old.base_offset) is not old or old is self._active:
@@ -802,6 +804,10 @@ class Log:
             delete_old=lambda segment: self._remove_and_delete([segment], now_ms),
             add_new=add_new, on_step=on_step,
         )
+        new_bases = {segment.base_offset for segment in new_segments}
+        for old in old_segments:
+            if old.base_offset not in new_bases:
+                self._producer_state.delete_snapshot(old.base_offset)
 
     def delete_expired_files(self, now_ms: int) -> int:
         """Remove the `.deleted` files whose `file.delete.delay.ms` has passed."""

@@ -545,6 +545,10 @@ class ProducerStateManager:
             self._remove_snapshot(snapshot_offset)
         return len(doomed)
 
+    def delete_snapshot(self, offset: int) -> None:
+        """Delete the snapshot at `offset`, if any (its segment was replaced by the cleaner)."""
+        self._remove_snapshot(offset)
+
     def remove_stray_snapshots(self, segment_base_offsets: Iterable[int]) -> None:
         """Re-read the directory, then delete every snapshot that does not sit at a
         segment's base offset, except the latest one above the last base offset (the

@@ -108,7 +108,8 @@ class CleaningJob:
         first_dirty = self.range.first_dirty_offset
         upper_bound = self.range.first_uncleanable_offset
         offset_map = OffsetMap(self.map_memory_bytes)
-        dirty = [s for s in self.segments if _next_base(self.segments, s, upper_bound) > first_dirty]
+        next_bases = [s.base_offset for s in self.segments[1:]] + [upper_bound]
+        dirty = [s for s, next_base in zip(self.segments, next_bases) if next_base > first_dirty]
         build_offset_map(offset_map, _batches(dirty, first_dirty, upper_bound), first_dirty, self.transactions)
         stats.map_entries = len(offset_map)
         if offset_map.latest_offset < 0:
@@ -181,7 +182,9 @@ def prepare_cleaning(
 ) -> CleaningJob | None:
     """Step 1: a job for the log's dirty section, or None if it is not cleanable
     (below `min.cleanable.dirty.ratio` and within `max.compaction.lag.ms`, or empty).
-    `force` skips the ratio check (a section with bytes is still required)."""
+    `force` skips the ratio check (a section with bytes is still required). The caller
+    picks the logs to clean (`config.compact`); `last_stable_offset` is the high
+    watermark (the last stable offset once transactions are cleaned)."""
     segments = log.segments
     found = cleanable_range(
         segments, log.config, log_start_offset=log.log_start_offset, log_end_offset=log.log_end_offset,
@@ -238,11 +241,6 @@ def clean_log(
         result.stats.batches_written, result.stats.bytes_written,
     )
     return result
-
-
-def _next_base(segments: list[LogSegment], segment: LogSegment, upper_bound: int) -> int:
-    index = segments.index(segment)
-    return segments[index + 1].base_offset if index + 1 < len(segments) else upper_bound
 
 
 def _batches(segments: list[LogSegment], start_offset: int, end_offset: int) -> Iterator[tuple]:

@@ -166,3 +166,17 @@ def test_a_pass_is_abandoned_when_its_segments_went_meanwhile(tmp_path):
     assert swap_cleaned(log, result, now_ms=BASE_TIME_MS) is None
     assert log_records(log) == before
     assert not list((tmp_path / "t-0").glob("*.cleaned"))
+
+
+def test_the_producer_snapshots_of_segments_merged_away_are_deleted(tmp_path):
+    log = Log.open(tmp_path / "t-0", compact_config(), now_ms=BASE_TIME_MS)
+    for i in range(3):
+        log.append(keyed_batch([(b"k", b"%d" % i)]), now_ms=BASE_TIME_MS)
+        log.roll(now_ms=BASE_TIME_MS)
+    assert log.producer_snapshot_offsets == [1, 2, 3]
+    result = clean_log(log, checkpoint_offset=None, now_ms=BASE_TIME_MS, force=True)
+    assert [len(g.old) for g in result.groups] == [3]
+    # Segments 1 and 2 are gone (merged into segment 0): so are their snapshots, as in Kafka.
+    assert [s.base_offset for s in log.segments] == [0, 3]
+    assert log.producer_snapshot_offsets == [3]
+    assert sorted(p.name for p in (tmp_path / "t-0").glob("*.snapshot")) == ["00000000000000000003.snapshot"]
