@@ -1,6 +1,7 @@
-"""Hypothesis: random appends of keyed records and tombstones, rolls, time passing,
-compaction passes (with offset maps of random sizes), clean and unclean reopens; after
-every step the log holds exactly what the model says compaction may leave."""
+"""Hypothesis: random appends of keyed records and tombstones (some from an idempotent
+producer), rolls, time passing, compaction passes (with offset maps of random sizes),
+clean and unclean reopens; after every step the log holds exactly what the model says
+compaction may leave, and the producer's last sequence survives."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from storage.log import Log
 from tests.storage.builders import BASE_TIME_MS
 from tests.storage.cleaner.support import CompactionModel, compact_config, keyed_batch, log_records
 
+PRODUCER_ID = 77
 KEYS = [b"a", b"b", b"c", b"d", b"e", b"f"]
 rows_strategy = st.lists(
     st.tuples(st.sampled_from(KEYS), st.one_of(st.none(), st.binary(min_size=1, max_size=40))),
@@ -37,6 +39,7 @@ class CleanerStateMachine(RuleBasedStateMachine):
         self.log = Log.open(self.data_dir / "t-0", self.config, now_ms=self.now_ms)
         self.model = CompactionModel()
         self.log_end_offset = 0
+        self.next_sequence = 0  # of the one idempotent producer, PRODUCER_ID
         self.checkpoint = CleanerCheckpoint(self.data_dir)
 
     def teardown(self):
@@ -49,6 +52,16 @@ class CleanerStateMachine(RuleBasedStateMachine):
                                now_ms=self.now_ms)
         self.model.append(info.first_offset, rows)
         self.log_end_offset = info.last_offset + 1
+
+    @rule(rows=rows_strategy)
+    def append_idempotent(self, rows):
+        batch = keyed_batch(rows, timestamp_ms=self.now_ms, producer_id=PRODUCER_ID, producer_epoch=0,
+                            base_sequence=self.next_sequence)
+        info = self.log.append(batch, now_ms=self.now_ms)
+        assert not info.duplicate
+        self.model.append(info.first_offset, rows)
+        self.log_end_offset = info.last_offset + 1
+        self.next_sequence += len(rows)
 
     @precondition(lambda self: self.log.active_segment.size_bytes > 0)
     @rule()
@@ -85,10 +98,24 @@ class CleanerStateMachine(RuleBasedStateMachine):
         self.log = Log.open(self.data_dir / "t-0", self.config, now_ms=self.now_ms,
                             had_clean_shutdown=clean, recovery_point=0)
 
+    @rule()
+    def reopen_without_producer_snapshots(self):
+        # As a replica rebuilding from the log alone: the producer state comes from the
+        # batches, so the producer's last batch must have survived compaction.
+        self.log.close_handlers()
+        for snapshot in (self.data_dir / "t-0").glob("*.snapshot"):
+            snapshot.unlink()
+        self.log = Log.open(self.data_dir / "t-0", self.config, now_ms=self.now_ms, recovery_point=0)
+
     @invariant()
     def holds_what_the_model_says(self):
         assert log_records(self.log) == self.model.records
         assert self.log.log_end_offset == self.log_end_offset and self.log.log_start_offset == 0
+
+    @invariant()
+    def the_producer_keeps_its_last_sequence(self):
+        # Compaction keeps the producer's last batch (empty if need be), also across reopens.
+        assert self.log.last_sequence(PRODUCER_ID) == self.next_sequence - 1
 
     @invariant()
     def no_file_in_transit(self):

@@ -114,7 +114,9 @@ def test_the_last_batch_of_an_active_producer_survives_empty_so_its_next_sequenc
     clean_log(log, checkpoint_offset=None, now_ms=BASE_TIME_MS, force=True)
     batches = [(h.base_offset, h.producer_id, h.base_sequence, h.records_count) for h, _ in log_batches(log)]
     assert batches == [(2, 9, 2, 0), (3, -1, -1, 1)]
-    log.close()
+    log.close_handlers()
+    for snapshot in (tmp_path / "t-0").glob("*.snapshot"):
+        snapshot.unlink()
     log = Log.open(tmp_path / "t-0", compact_config(), now_ms=BASE_TIME_MS)  # rebuilt from the log itself
     assert log.last_sequence(9) == 2
     info = log.append(keyed_batch([(b"b", b"x")], producer_id=9, producer_epoch=0, base_sequence=3),
