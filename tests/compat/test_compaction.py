@@ -11,7 +11,8 @@ pylog then writes the same batches to a Log (rolled at the same offsets, leader 
 0 as Kafka stamps), cleans it with storage/cleaner at the time that gives the same
 delete horizon (read from Kafka's file: horizon - delete.retention.ms), and the cleaned
 `.log`, `.index` and `.timeindex`, and the cleaner-offset-checkpoint, must equal
-Kafka's byte for byte.
+Kafka's byte for byte. Last, `pylog dump-log` must print Kafka's compacted segment (its
+holes, the delete horizon, the empty batch) as `kafka-dump-log.sh` does.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from protocol.records import build_batch, iter_batch_headers
 from storage.cleaner import CleanerCheckpoint, clean_log
 from storage.config import LogConfig
 from storage.log import Log
 from tests.compat.reference import KafkaBroker
-from tests.compat.test_on_disk import init_producer_id, produce_all
+from tests.compat.test_on_disk import dump_lines, init_producer_id, kafka_dump, produce_all, pylog_dump
 from tests.integration.support import WireClient
 
 BASE_MS = 1_700_000_000_000
@@ -68,8 +71,13 @@ def compact_on_kafka(data_dir: Path) -> tuple[Path, int, int]:
     return data_dir / "compacted-0", producer_id, producer_epoch
 
 
-def test_pylog_cleans_the_same_batches_into_the_same_bytes_as_kafka(tmp_path):
-    kafka_dir, producer_id, producer_epoch = compact_on_kafka(tmp_path / "kafka")
+@pytest.fixture(scope="module")
+def kafka_compacted(tmp_path_factory):
+    return compact_on_kafka(tmp_path_factory.mktemp("compaction") / "kafka")
+
+
+def test_pylog_cleans_the_same_batches_into_the_same_bytes_as_kafka(tmp_path, kafka_compacted):
+    kafka_dir, producer_id, producer_epoch = kafka_compacted
     kafka_log = (kafka_dir / "00000000000000000000.log").read_bytes()
     horizon_ms = next(h.base_timestamp for _, h in iter_batch_headers(kafka_log) if h.has_delete_horizon)
 
@@ -89,4 +97,16 @@ def test_pylog_cleans_the_same_batches_into_the_same_bytes_as_kafka(tmp_path):
     for name in ("00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex"):
         assert (ours / name).read_bytes() == (kafka_dir / name).read_bytes(), name
     assert (tmp_path / "pylog" / "cleaner-offset-checkpoint").read_bytes() == (
-        tmp_path / "kafka" / "cleaner-offset-checkpoint").read_bytes()
+        kafka_dir.parent / "cleaner-offset-checkpoint").read_bytes()
+
+
+@pytest.mark.parametrize("options", [(), ("--deep-iteration",), ("--print-data-log",)])
+def test_pylog_dump_log_prints_a_compacted_segment_as_kafka_dump_log(kafka_compacted, kafka_tools, options,
+                                                                    compat_table):
+    path = kafka_compacted[0] / "00000000000000000000.log"
+    ours = dump_lines("\n".join(pylog_dump(path, options)), path.parent)
+    theirs = dump_lines("\n".join(kafka_dump(kafka_tools, path, options)), path.parent)
+    compat_table.record("files", f"pylog dump-log {' '.join(options)} compacted segment (Kafka's file)",
+                        f"{len(ours)} lines", f"{len(theirs)} lines (kafka-dump-log.sh)",
+                        "same" if ours == theirs else "differs")
+    assert ours == theirs
