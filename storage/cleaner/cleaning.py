@@ -24,6 +24,11 @@
    (truncated, deleted by retention meanwhile) aborts the rest of the pass: its
    `.cleaned` files are deleted and no checkpoint is returned.
 
+Kafka copies and swaps group by group on its cleaner thread, holding the log's lock for
+each swap; here every group is copied before any is swapped, so that the copy needs no
+access to the Log at all. The price is disk room for the cleaned copies of the whole
+pass at once (at most the size of the range cleaned).
+
 The caller then records `end_offset` as the log's first dirty offset in
 `cleaner-offset-checkpoint` (storage/cleaner/checkpoint.py). `clean_log` runs the three
 steps on the calling thread.
@@ -93,7 +98,6 @@ class CleaningResult:
 class CleaningJob:
     """What a pass over one log needs, captured where the log is owned (step 1)."""
 
-    dir: os.PathLike
     log_name: str
     config: LogConfig
     range: CleanableRange
@@ -200,7 +204,7 @@ def prepare_cleaning(
         producer_id: LastRecord(entry.last_data_offset, entry.producer_epoch)
         for producer_id, entry in log.producer_state.items()
     }
-    return CleaningJob(log.dir, log.name, log.config, found, inactive, producers, map_memory_bytes, transactions)
+    return CleaningJob(log.name, log.config, found, inactive, producers, map_memory_bytes, transactions)
 
 
 def swap_cleaned(log: Log, result: CleaningResult, *, now_ms: int, on_step=None) -> int | None:
