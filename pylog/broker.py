@@ -65,6 +65,7 @@ from pylog.handlers import (
     produce,
     topics as topic_handlers,
 )
+from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
@@ -95,6 +96,7 @@ class Broker:
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
+        self.log_cleaner = LogCleaner(self)
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
@@ -161,6 +163,7 @@ class Broker:
                                          self.config.socket_request_max_bytes)
         self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
+        self.log_cleaner.start()
 
     def _largest_producer_id(self) -> int:
         """The largest producer id any loaded partition remembers (-1: none)."""
@@ -177,6 +180,7 @@ class Broker:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
+        await self.log_cleaner.stop()
         await self.log_flusher.stop()
         if self.log_manager is not None:
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
