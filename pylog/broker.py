@@ -4,6 +4,7 @@
       ├── ClusterMetadata   cluster id, topics (id, partition count, config overrides)
       ├── LogManager        storage: every partition log of log.dirs
       ├── LogFlusher        the fsyncs segment rolls leave pending, run on a thread
+      ├── retention         a pass every log.retention.check.interval.ms (pylog/log_retention.py)
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
       ├── DataWaiters       long-poll fetches parked until an append
       ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
@@ -66,6 +67,7 @@ from pylog.handlers import (
     topics as topic_handlers,
 )
 from pylog.log_flusher import LogFlusher
+from pylog.log_retention import run_retention
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
 from pylog.producer_ids import ProducerIdManager
@@ -94,6 +96,7 @@ class Broker:
         self.host = ""
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
+        self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
@@ -161,6 +164,8 @@ class Broker:
                                          self.config.socket_request_max_bytes)
         self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
+        self._retention = asyncio.get_running_loop().create_task(
+            run_retention(self.partitions.values, self.config.log_retention_check_interval_ms))
 
     def _largest_producer_id(self) -> int:
         """The largest producer id any loaded partition remembers (-1: none)."""
@@ -177,6 +182,9 @@ class Broker:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
+        if self._retention is not None:
+            self._retention.cancel()
+            self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
