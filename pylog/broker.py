@@ -26,6 +26,8 @@ Kafka's broker does when the controller deletes a topic), then the metadata entr
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
+Retention runs in its own task, a pass every `log.retention.check.interval.ms`
+(pylog/log_retention.py).
 
 Everything runs on one asyncio event loop: handlers call into partitions and storage
 directly, so the loop serializes access to each log (storage is not thread-safe). The
