@@ -786,8 +786,12 @@ class Log:
         for deletion in deletions:
             if deletion.roll:
                 self.roll(now_ms=now_ms)
+            # Kafka's order (UnifiedLog.deleteSegments): the log start moves, then the
+            # segments go, then their producer snapshots.
+            if deletion.log_start_offset > self._log_start_offset:
+                self._log_start_offset = deletion.log_start_offset
+                self._producer_state.on_log_start_offset_incremented(deletion.log_start_offset)
             self._remove_and_delete([self._segments[base] for base in deletion.base_offsets], now_ms)
-            self._log_start_offset = max(self._log_start_offset, deletion.log_start_offset)
             self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
         return deletions
 
