@@ -4,6 +4,7 @@
       ├── ClusterMetadata   cluster id, topics (id, partition count, config overrides)
       ├── LogManager        storage: every partition log of log.dirs
       ├── LogFlusher        the fsyncs segment rolls leave pending, run on a thread
+      ├── retention         a pass every log.retention.check.interval.ms (pylog/log_retention.py)
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
       ├── DataWaiters       long-poll fetches parked until an append
       ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
@@ -25,6 +26,8 @@ Kafka's broker does when the controller deletes a topic), then the metadata entr
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
+Retention runs in its own task, a pass every `log.retention.check.interval.ms`
+(pylog/log_retention.py).
 
 Everything runs on one asyncio event loop: handlers call into partitions and storage
 directly, so the loop serializes access to each log (storage is not thread-safe). The
@@ -67,6 +70,7 @@ from pylog.handlers import (
 )
 from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
+from pylog.log_retention import run_retention
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
 from pylog.producer_ids import ProducerIdManager
@@ -95,6 +99,7 @@ class Broker:
         self.host = ""
         self.port = 0
         self._housekeeping: asyncio.Task | None = None
+        self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
         self.log_cleaner = LogCleaner(self)
         self.offset_store = OffsetStore(self)
@@ -163,6 +168,8 @@ class Broker:
                                          self.config.socket_request_max_bytes)
         self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
+        self._retention = asyncio.get_running_loop().create_task(
+            run_retention(self.partitions.values, self.config.log_retention_check_interval_ms))
         self.log_cleaner.start()
 
     def _largest_producer_id(self) -> int:
@@ -181,6 +188,9 @@ class Broker:
             self._housekeeping.cancel()
             self._housekeeping = None
         await self.log_cleaner.stop()
+        if self._retention is not None:
+            self._retention.cancel()
+            self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)

@@ -15,7 +15,7 @@ default is Kafka 4's one hour, as for the topic config.
 
 `acted_on=False` marks the names pylog accepts, validates and reports in DescribeConfigs
 but does not act on yet: the JVM broker's thread, buffer and cluster-role settings, and
-those of features pylog does not have yet (retention, compaction, replication,
+those of features pylog does not have yet (compaction, replication,
 transactions, fetch sessions). `not_acted_on()` lists them, and `pylog serve` logs the
 ones given with another value than the default.
 """
@@ -145,14 +145,12 @@ _KEYS: tuple[ConfigKey, ...] = (
               "Threads per data directory for recovery.", at_least(1), **_NOT_YET),
     # -- retention and cleaning --
     ConfigKey("log.retention.ms", _L, None,
-              "Age after which a segment is deleted (-1: never); wins over minutes and hours.",
-              **_NOT_YET),
-    ConfigKey("log.retention.minutes", _I, None, "Retention in minutes; wins over hours.",
-              **_NOT_YET),
-    ConfigKey("log.retention.hours", _I, 24 * 7, "Retention in hours.", **_NOT_YET),
+              "Age after which a segment is deleted (-1: never); wins over minutes and hours."),
+    ConfigKey("log.retention.minutes", _I, None, "Retention in minutes; wins over hours."),
+    ConfigKey("log.retention.hours", _I, 24 * 7, "Retention in hours."),
     _topic("retention.bytes", "log.retention.bytes"),
     ConfigKey("log.retention.check.interval.ms", _L, 5 * 60 * 1000,
-              "How often retention is applied.", at_least(1), **_NOT_YET),
+              "How often retention is applied.", at_least(1)),
     _topic("cleanup.policy", "log.cleanup.policy", default=["delete"],
            validator=each_of("compact", "delete", allow_empty=False)),
     ConfigKey("log.cleaner.enable", _B, True, "Run compaction for compacted topics."),

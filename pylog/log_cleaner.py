@@ -17,14 +17,17 @@ this module decides when and where it runs:
                       (retention, truncation or deletion took some)
     checkpoint        `cleaner-offset-checkpoint`: the log's new first dirty offset
 
-and sleeps `log.cleaner.backoff.ms` when no log is cleanable. One pass runs at a time
+and sleeps `log.cleaner.backoff.ms` when no log is cleanable. Between two passes it also
+applies retention to the `compact,delete` logs (Kafka's cleaner thread does: the
+broker's retention task leaves compacted logs alone), never during a cleaning. One pass runs at a time
 (`log.cleaner.threads` = 1, Kafka's default); the offset map of a pass may use
 `log.cleaner.dedupe.buffer.size` bytes. `log.cleaner.enable=false` runs nothing.
 Each pass logs one line: the log, the offsets cleaned, segments and bytes before and
 after, the keys in the map and the time taken.
 
-`in_progress` names the partition being cleaned; retention may look at it to leave the
-log alone until the swap, as Kafka pauses retention of a log being cleaned.
+`in_progress` names the partition being cleaned. Retention of compacted logs runs in
+this task, never during a copy, so it cannot take segments from under one, as Kafka
+pauses it; a truncation or a deletion meanwhile makes the swap abandon the pass.
 
 Lifecycle: `start()` after the logs are open, `await stop()` before they close: it
 waits for the copy under way (its `.cleaned` files would otherwise be left for the
@@ -43,6 +46,7 @@ import time
 from storage.cleaner import CleanerCheckpoint, cleanable_range, filthiest, prepare_cleaning, swap_cleaned
 
 from pylog.clock import now_ms
+from pylog.log_retention import retention_pass
 
 log = logging.getLogger("pylog.log_cleaner")
 
@@ -87,6 +91,8 @@ class LogCleaner:
             except Exception:
                 log.exception("log cleaning failed")
                 cleaned = False
+            # `compact,delete` logs: retention is the cleaner's, between two cleanings
+            retention_pass(self.broker.partitions.values(), now_ms(), compacted=True)
             if not cleaned:
                 await asyncio.sleep(backoff_s)
 

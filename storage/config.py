@@ -99,9 +99,9 @@ _KEYS = (
          "Time a deleted segment lingers as .deleted."),
     # -- retention and compaction --
     _key("retention.ms", _L, 7 * DAY_MS, at_least(-1),
-         "Age after which a segment is deleted (-1: never).", **_NOT_YET),
+         "Age after which a segment is deleted (-1: never)."),
     _key("retention.bytes", _L, -1, None,
-         "Partition size above which old segments are deleted (-1: no limit).", **_NOT_YET),
+         "Partition size above which old segments are deleted (-1: no limit)."),
     _key("cleanup.policy", _LIST, (CLEANUP_POLICY_DELETE,),
          each_of(CLEANUP_POLICY_COMPACT, CLEANUP_POLICY_DELETE),
          "delete (retention), compact (the log cleaner), or both."),

@@ -81,14 +81,21 @@ the old recovery point, from which recovery re-reads the rolled segment. Whoever
 the log is told of new pending work by `flush_listener(log)` (the broker runs the job in
 a thread pool); with no listener the work waits for the next `flush` or `close`.
 
+Retention. `delete_old_segments(now_ms, high_watermark)` deletes whole segments by
+Kafka's rules, decided in storage/retention.py: those below the log start offset, and on
+`cleanup.policy=delete` those beyond `retention.bytes` or older than `retention.ms`.
+
 Compaction (storage/cleaner/) copies inactive segments into new ones elsewhere and
 swaps them in with `replace_segments`, the only part that touches the Log.
 
-Deletion. Segments removed by truncation, by moving the log start offset or by a
-compaction's swap are renamed
+Deletion. Segments removed by truncation, retention, by moving the log start offset or
+by a compaction's swap are renamed
 `*.deleted` at once and their files removed `file.delete.delay.ms` later
 (`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
 file descriptor. A crash in between leaves `.deleted` files, which the next load removes.
+Several segments are renamed oldest first, so a crash in the middle of a deletion leaves
+a suffix of the segments; the next load's log start offset is at least the first one's
+base offset.
 
 Concurrency: not thread-safe; the broker serializes access per partition (every call,
 reads included). The one exception is `PendingFlush.run`, which may run on any thread
@@ -131,6 +138,7 @@ from storage.producer_state import (
     rebuild_producer_state,
 )
 from storage.recovery import RecoveryReport, load_log
+from storage.retention import Deletion, SegmentInfo, plan_retention
 from storage.segment import FetchResult, LogSegment, RollBounds
 from storage.time_index import NO_TIMESTAMP, TimestampOffset
 
@@ -763,6 +771,34 @@ class Log:
         if doomed:
             self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
         return len(doomed)
+
+    def delete_old_segments(self, now_ms: int, high_watermark: int) -> list[Deletion]:
+        """One retention pass (storage/retention.py decides): delete the whole segments
+        below the log start offset and, on `cleanup.policy=delete` logs, those beyond
+        `retention.bytes` or older than `retention.ms`, never past `high_watermark`.
+        Rolls first when every segment goes. Moves the log start offset to the first
+        segment left and deletes the producer snapshots below it (the producers stay in
+        memory until they expire, as in Kafka). Returns the deletions made, in order."""
+        self._check_open()
+        config = self.config
+        segments = list(self._segments.values())
+        deletions = plan_retention(
+            [SegmentInfo(s.base_offset, s.size_bytes, s.largest_timestamp_ms()) for s in segments],
+            log_start_offset=self._log_start_offset, log_end_offset=self._log_end_offset,
+            high_watermark=high_watermark, now_ms=now_ms, retention_ms=config.retention_ms,
+            retention_bytes=config.retention_bytes, delete_policy=config.delete,
+        )
+        for deletion in deletions:
+            if deletion.roll:
+                self.roll(now_ms=now_ms)
+            # Kafka's order (UnifiedLog.deleteSegments): the log start moves, then the
+            # segments go, then their producer snapshots.
+            if deletion.log_start_offset > self._log_start_offset:
+                self._log_start_offset = deletion.log_start_offset
+                self._producer_state.on_log_start_offset_incremented(deletion.log_start_offset)
+            self._remove_and_delete([self._segments[base] for base in deletion.base_offsets], now_ms)
+            self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
+        return deletions
 
     def _remove_and_delete(self, segments: Sequence[LogSegment], now_ms: int) -> None:
         if not segments:

@@ -28,6 +28,9 @@ Rules (one step each):
 |                      |                                            | starts empty at that offset         |
 | advance / delete     | `advance_log_start_offset`,                | moves log_start_offset; forgets the |
 |                      | `delete_segments_below`                    | batches of deleted segments         |
+| retain               | `delete_old_segments(now, hw)` with random | Kafka's three rules over the model's|
+|                      | retention.ms / .bytes, policy and high     | segments: exactly those go; log     |
+|                      | watermark                                  | start offset moves to the first left|
 | close_and_reopen     | `close`, maybe delete a segment's index    | nothing                             |
 |                      | files, `open(had_clean_shutdown=True)`     |                                     |
 | kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch whose bytes are   |
@@ -54,6 +57,7 @@ and index entries happen within a few steps.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import shutil
@@ -419,6 +423,80 @@ class LogStateMachine(RuleBasedStateMachine):
         assert result == sum(1 for base in bases if base < keep_from)
         assert self.segment_bases() == [base for base in bases if base >= keep_from]
         self.forget_batches_below(keep_from)
+
+    @rule(
+        age_pick=st.none() | st.integers(0, 2**20),
+        bytes_pick=st.none() | st.integers(0, 2**20),
+        hw_pick=st.none() | st.integers(0, 2**20),
+        policy=st.sampled_from([("delete",), ("delete",), ("compact",), ("compact", "delete")]),
+    )
+    def retain(self, age_pick, bytes_pick, hw_pick, policy):
+        """A retention pass with a random retention.ms / retention.bytes (None: -1) and
+        high watermark; exactly the segments Kafka's rules pick go."""
+        now_ms = self.tick()
+        segments = self.log.segments
+        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
+        described = []  # (base offset, size, largest timestamp) by the model
+        for segment, bound in zip(segments, bounds):
+            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
+            largest_ms = max((r.timestamp for b in inside for r in b.records), default=-1)
+            if largest_ms < 0 or segment.base_offset in self.unknown_timestamps:
+                largest_ms = segment.largest_timestamp_ms()
+            described.append((segment.base_offset, sum(b.size_bytes for b in inside), largest_ms))
+        # Ages that cut between the records' timestamps; sizes up to the whole log and more.
+        retention_ms = -1 if age_pick is None else max(0, now_ms - BASE_TIME_MS - age_pick % (TIME_SPAN_MS + 2000))
+        total = sum(size for _, size, _ in described)
+        retention_bytes = -1 if bytes_pick is None else bytes_pick % (total + 2000)
+        high_watermark = self.next_offset if hw_pick is None else (
+            self.log_start_offset + hw_pick % (self.next_offset - self.log_start_offset + 1))
+
+        # The model: each rule deletes the longest prefix of candidates it accepts.
+        expected: list[int] = []
+        log_start_offset = self.log_start_offset
+
+        def rule_deletes(accepts) -> None:
+            nonlocal described, log_start_offset
+            gone = 0
+            for i, (base, size, largest_ms) in enumerate(described):
+                upper = described[i + 1][0] if i + 1 < len(described) else self.next_offset
+                last_and_empty = i + 1 == len(described) and size == 0
+                if upper > high_watermark or last_and_empty or not accepts(i):
+                    break
+                gone += 1
+            if gone == 0:
+                return
+            expected.extend(base for base, _, _ in described[:gone])
+            if gone == len(described):
+                described.append((self.next_offset, 0, now_ms))
+            described = described[gone:]
+            log_start_offset = max(log_start_offset, described[0][0])
+
+        rule_deletes(lambda i: i + 1 < len(described) and described[i + 1][0] <= log_start_offset)
+        if "delete" in policy:
+            size_now = sum(size for _, size, _ in described)
+            if retention_bytes >= 0 and size_now >= retention_bytes:
+                budget = size_now - retention_bytes
+                fits = [sum(size for _, size, _ in described[: i + 1]) <= budget for i in range(len(described))]
+                rule_deletes(lambda i: fits[i])
+            if retention_ms >= 0:
+                rule_deletes(lambda i: now_ms - described[i][2] > retention_ms)
+
+        self.log.update_config(dataclasses.replace(
+            self.config, retention_ms=retention_ms, retention_bytes=retention_bytes, cleanup_policy=policy))
+        try:
+            deletions = self.log.delete_old_segments(now_ms, high_watermark)
+        finally:
+            self.log.update_config(self.config)
+        got = [base for deletion in deletions for base in deletion.base_offsets]
+        assert got == expected
+        assert self.segment_bases() == [base for base, _, _ in described]
+        if expected:
+            event(f"retention: deleted {'all' if any(d.roll for d in deletions) else 'some'} segments")
+            for deletion in deletions:
+                event(f"retention: {deletion.reason}")
+        self.log_start_offset = log_start_offset
+        self.forget_batches_below(described[0][0])
+        assert all(offset >= described[0][0] for offset in self.log.producer_snapshot_offsets)
 
     @rule(damage=st.sampled_from(["none", "none", "delete_index", "delete_timeindex", "delete_both"]), pick=st.integers(0, 2**20))
     def close_and_reopen(self, damage, pick):
