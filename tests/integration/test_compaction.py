@@ -95,3 +95,27 @@ def test_consumer_offsets_is_compacted_and_a_restart_loads_the_live_offsets(tmp_
         assert expected["group-9"][("orders", 2)].offset == 19_999
     finally:
         again.stop()
+
+
+def test_compact_delete_topics_get_their_retention_from_the_cleaner(kafka_broker_factory):
+    """Kafka's retention task leaves compacted logs alone; its cleaner thread applies
+    retention to `compact,delete` ones between cleanings. pylog's do the same."""
+    from protocol.records import build_batch
+    from tests.pylog.wire import RawClient
+    from tests.pylog.test_produce_validation import produce
+
+    broker = kafka_broker_factory(config={"log.cleaner.backoff.ms": 50, "log.retention.check.interval.ms": 50})
+    now_ms = int(time.time() * 1000)
+    for topic, policy in (("compact-delete", "compact,delete"), ("compact-only", "compact")):
+        broker.call(lambda topic=topic, policy=policy: broker.broker.create_topic(topic, 1, {
+            "cleanup.policy": policy, "segment.bytes": "1024", "retention.ms": "60000",
+            "min.cleanable.dirty.ratio": "0.99"}))
+        client = RawClient(broker.bootstrap_servers)
+        for i in range(30):  # distinct keys, an hour old: nothing to compact, all past retention.ms
+            assert produce(client, topic, build_batch([(b"k%d" % i, bytes(200))], timestamp_ms=now_ms - 3_600_000)).error_code == 0
+        assert produce(client, topic, build_batch([(b"new", b"v")], timestamp_ms=now_ms)).error_code == 0
+        client.close()
+    start = lambda topic: broker.call(lambda: broker.broker.partition(topic, 0).log_start_offset)  # noqa: E731
+    wait_until(lambda: start("compact-delete") > 0, 20, "the cleaner's retention of the compact,delete topic")
+    time.sleep(0.3)
+    assert start("compact-only") == 0
