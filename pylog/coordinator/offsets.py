@@ -484,11 +484,29 @@ class OffsetStore:
                  len(self._offsets), len(self._groups))
 
     def _load_partition(self, partition) -> int:
+        """Replay one partition; return how many records it read.
+
+        Each key (a group's offset for one partition, or a group's metadata) ends up with
+        its last record, whatever came before, so the replay keeps the last value of each
+        key by its raw bytes first and decodes only those: a partition that saw a million
+        commits of a few thousand offsets decodes a few thousand. Keys are independent, and
+        they are applied in the order of their last records, so the view is the one applying
+        every record in order would give."""
         partition_log = partition.log
         offset = partition_log.log_start_offset
         end = partition.high_watermark
         pending: dict[int, list] = {}     # producer id -> records of its open transaction
-        applied = 0
+        latest: dict[bytes, bytes | None] = {}   # raw key -> its last value (None: tombstone)
+        read = 0
+
+        def keep(key, value) -> None:
+            if key is None or len(key) < 2:
+                log.warning("%s-%d: a record without a versioned key is ignored", OFFSETS_TOPIC,
+                            partition.index)
+                return
+            latest.pop(key, None)
+            latest[key] = value
+
         while offset < end:
             data = partition_log.read(offset, READ_CHUNK_BYTES, max_offset=end).read_bytes()
             if not data:
@@ -505,20 +523,23 @@ class OffsetStore:
                         held = pending.pop(header.producer_id, [])
                         if kind is ControlType.COMMIT:
                             for key, value in held:
-                                applied += self._apply(key, value, partition.index)
+                                keep(key, value)
                 elif header.is_transactional:
                     held = pending.setdefault(header.producer_id, [])
                     held.extend((r.key, r.value) for r in iter_records(data, position) if r.offset >= offset)
                 else:
                     for record in iter_records(data, position):
                         if record.offset >= offset:
-                            applied += self._apply(record.key, record.value, partition.index)
+                            read += 1
+                            keep(record.key, record.value)
                 offset = next_offset
             if not progressed:
                 log.warning("%s-%d: no complete batch at offset %d; stopping the load of this partition",
                             OFFSETS_TOPIC, partition.index, offset)
                 break
-        return applied
+        for key, value in latest.items():
+            self._apply(key, value, partition.index)
+        return read
 
     def _apply(self, key: bytes | None, value: bytes | None, partition_index: int) -> int:
         """Apply one record to the view; 1 if it was an offset or group record, else 0."""
