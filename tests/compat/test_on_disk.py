@@ -399,8 +399,12 @@ def list_offsets_by_time(client: WireClient, topic: str, timestamp_ms: int) -> t
 
     request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsRequest.ListOffsetsTopic(
         name=topic, partitions=[ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=timestamp_ms)])])
-    answer = client.request(2, 7, request).topics[0].partitions[0]
-    return answer.error_code, answer.offset, answer.timestamp
+    deadline = time.monotonic() + 30
+    while True:  # Kafka answers NOT_LEADER_OR_FOLLOWER for a moment after a restart
+        answer = client.request(2, 7, request).topics[0].partitions[0]
+        if answer.error_code not in RETRIABLE or time.monotonic() > deadline:
+            return answer.error_code, answer.offset, answer.timestamp
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
