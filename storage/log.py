@@ -758,19 +758,12 @@ class Log:
     def delete_segments_below(self, offset: int, *, now_ms: int | None = None) -> int:
         """Advance the log start offset to `offset` and delete every segment that lies
         wholly below it (never the active one), and the producer snapshots below the
-        first remaining segment; return how many segments were deleted. (The producers
-        stay in memory until they expire, as in Kafka.)"""
+        first remaining segment; return how many segments were deleted. This is the
+        log-start-offset rule of retention alone (storage/retention.py), applied at once.
+        (The producers stay in memory until they expire, as in Kafka.)"""
         self.advance_log_start_offset(offset)
-        segments = list(self._segments.values())
-        doomed = []
-        for segment, following in zip(segments, segments[1:]):
-            if following.base_offset > self._log_start_offset:
-                break
-            doomed.append(segment)
-        self._remove_and_delete(doomed, self._now(now_ms))
-        if doomed:
-            self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
-        return len(doomed)
+        deletions = self._delete_by_retention(self._now(now_ms), self._log_end_offset, delete_policy=False)
+        return sum(len(deletion.base_offsets) for deletion in deletions)
 
     def delete_old_segments(self, now_ms: int, high_watermark: int) -> list[Deletion]:
         """One retention pass (storage/retention.py decides): delete the whole segments
@@ -780,13 +773,16 @@ class Log:
         segment left and deletes the producer snapshots below it (the producers stay in
         memory until they expire, as in Kafka). Returns the deletions made, in order."""
         self._check_open()
+        return self._delete_by_retention(now_ms, high_watermark, delete_policy=self.config.delete)
+
+    def _delete_by_retention(self, now_ms: int, high_watermark: int, *, delete_policy: bool) -> list[Deletion]:
         config = self.config
         segments = list(self._segments.values())
         deletions = plan_retention(
             [SegmentInfo(s.base_offset, s.size_bytes, s.largest_timestamp_ms()) for s in segments],
             log_start_offset=self._log_start_offset, log_end_offset=self._log_end_offset,
             high_watermark=high_watermark, now_ms=now_ms, retention_ms=config.retention_ms,
-            retention_bytes=config.retention_bytes, delete_policy=config.delete,
+            retention_bytes=config.retention_bytes, delete_policy=delete_policy,
         )
         for deletion in deletions:
             if deletion.roll:
