@@ -10,6 +10,12 @@ rules need:
     RecordsScan(min_timestamp_delta, max_timestamp_delta, first_keyless_index,
                 first_out_of_order_index)
 
+and, for readers that need only what a compacted topic is about (the offsets store
+replaying `__consumer_offsets`, the log cleaner building its key map), the offset delta,
+key and value of each record, skipping its timestamp and headers:
+
+    iter_key_values(data, records_count) -> (offset_delta, key, value), ...
+
 The rules themselves (what a broker refuses, with which error) are not here: they belong
 to the caller (storage/log_validator.py). The record layout is documented in
 protocol/records.py ("Record layout"); each field is a zig-zag varint except the one-byte
@@ -34,11 +40,13 @@ with Kafka's wording.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from protocol.errors import InvalidRecord
 
-__all__ = ["RecordsScan", "scan_records"]
+_MIN_RECORD_BODY_BYTES = 6   # attributes and five one-byte varints: the smallest record body
+
+__all__ = ["RecordsScan", "iter_key_values", "scan_records"]
 
 
 class RecordsScan(NamedTuple):
@@ -146,6 +154,72 @@ def scan_records(data: bytes, records_count: int, *, strict_lengths: bool = True
             raise InvalidRecord("Incorrect declared batch size, premature EOF reached")
         raise InvalidRecord("Incorrect declared batch size, records still remaining in file")
     return RecordsScan(low, high, first_keyless, first_out_of_order)
+
+
+def iter_key_values(data: bytes, records_count: int) -> Iterator[tuple[int, bytes | None, bytes | None]]:
+    """Yield (offset_delta, key, value) of the `records_count` records laid end to end in
+    `data` (a batch's records area or its decompressed blob; `bytes` reads fastest); a
+    null key or value is None.
+
+    The fields are read strictly (key and value must lie inside the record's length), the
+    timestamp and headers are skipped by that length; a record running past `data` or
+    bytes left after the last one raise InvalidRecord. Meant for batches the log already
+    validated: it checks their framing, not every header field.
+    """
+    position = 0
+    end = len(data)
+    try:
+        for _ in range(records_count):
+            b = data[position]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+            record_end = position + length
+            if length < _MIN_RECORD_BODY_BYTES or record_end > end:
+                raise InvalidRecord(f"Invalid record size: expected {length} bytes of record payload, "
+                                    f"but instead the buffer has only {end - position} remaining bytes.")
+            position += 1  # attributes
+            b = data[position]  # timestamp delta: skipped
+            position = position + 1 if b < 0x80 else _varint_rest(data, position + 1, b)[1]
+            b = data[position]
+            if b < 0x80:
+                offset_delta = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                offset_delta, position = _varint_rest(data, position + 1, b)
+            b = data[position]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+            if length < 0:
+                key = None
+            else:
+                key = data[position:position + length]
+                position += length
+            b = data[position]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                position += 1
+            else:
+                length, position = _varint_rest(data, position + 1, b)
+            if length < 0:
+                value = None
+            else:
+                value = data[position:position + length]
+                position += length
+            if position >= record_end:   # the header count (at least one byte) is still to come
+                raise InvalidRecord("Invalid record size: its key and value run past the end of its "
+                                    "record payload")
+            position = record_end
+            yield offset_delta, key, value
+    except IndexError:
+        raise InvalidRecord("Incorrect declared batch size, premature EOF reached") from None
+    if position != end:
+        raise InvalidRecord("Incorrect declared batch size, records still remaining in file")
 
 
 def _raise_misfit(position: int, record_start: int, record_end: int, end: int, strict_lengths: bool) -> None:

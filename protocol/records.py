@@ -124,12 +124,13 @@ from protocol.primitives import (
     read_varint,
     read_varlong,
 )
+from protocol.record_scan import iter_key_values as iter_key_values_of_records
 
 __all__ = [
     "BATCH_HEADER_SIZE", "LOG_OVERHEAD", "MAGIC", "MIN_BATCH_LENGTH",
     "BatchHeader", "Compression", "ControlType", "Record", "TimestampType",
     "build_batch", "build_control_batch", "build_empty_batch", "build_retained_batch", "check_magic", "compute_crc",
-    "iter_batch_headers", "iter_batches", "iter_records", "read_batch_header",
+    "iter_batch_headers", "iter_batches", "iter_key_values", "iter_records", "read_batch_header",
     "read_control_record", "stamp_base_offset", "stamp_log_append_time", "stamp_max_timestamp",
     "stamp_partition_leader_epoch", "validate_batch",
 ]
@@ -511,14 +512,7 @@ def iter_records(buf, position: int = 0, *,
     for that). Malformed records raise InvalidRecord, bad lengths or compressed data
     CorruptRecord. On an mmap, a view of it is held until the iterator is finished.
     """
-    header = _make_header(_checked_header_fields(buf, position, False))
-    records_area = memoryview(buf)[position + RECORDS_POSITION:position + header.size_bytes]
-    codec = header.compression
-    if codec is Compression.NONE:
-        data = records_area
-    else:
-        data = memoryview(decompress(codec, records_area, max_decompressed_bytes))
-        records_area.release()
+    header, data = _records_data(buf, position, max_decompressed_bytes, memoryview)
     log_append_time = (header.max_timestamp
                        if header.timestamp_type is TimestampType.LOG_APPEND_TIME else None)
 
@@ -534,6 +528,32 @@ def iter_records(buf, position: int = 0, *,
         yield record
     if record_position != len(data):
         raise InvalidRecord(f"{len(data) - record_position} bytes follow the batch's last record")
+
+
+def iter_key_values(buf, position: int = 0, *,
+                    max_decompressed_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,
+                    ) -> Iterator[tuple[int, bytes | None, bytes | None]]:
+    """Yield (offset, key, value) of each record of the batch at `position`: what a reader
+    of a compacted topic needs, read in one tight loop (protocol.record_scan) without
+    building a Record, its timestamp or its headers. Same header checks and
+    decompression as `iter_records`."""
+    header, data = _records_data(buf, position, max_decompressed_bytes, bytes)
+    base_offset = header.base_offset
+    for offset_delta, key, value in iter_key_values_of_records(data, header.records_count):
+        yield base_offset + offset_delta, key, value
+
+
+def _records_data(buf, position: int, max_decompressed_bytes: int | None, kind) -> tuple[BatchHeader, object]:
+    """The header of the batch at `position` (its lengths, counts and codec checked) and
+    its records area, decompressed: a memoryview of `buf` (`kind` memoryview) or a copy
+    (`kind` bytes)."""
+    header = _make_header(_checked_header_fields(buf, position, False))
+    records_area = memoryview(buf)[position + RECORDS_POSITION:position + header.size_bytes]
+    if header.compression is Compression.NONE:
+        return header, records_area if kind is memoryview else bytes(records_area)
+    data = decompress(header.compression, records_area, max_decompressed_bytes)
+    records_area.release()
+    return header, memoryview(data) if kind is memoryview else bytes(data)
 
 
 def _decode_record(data: memoryview, position: int, header: BatchHeader,

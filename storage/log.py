@@ -778,8 +778,12 @@ class Log:
     def _delete_by_retention(self, now_ms: int, high_watermark: int, *, delete_policy: bool) -> list[Deletion]:
         config = self.config
         segments = list(self._segments.values())
+        # A segment's largest timestamp may cost a read of its time index: only the time
+        # rule needs it, so a log it does not apply to does not pay for it.
+        by_time = delete_policy and config.retention_ms >= 0
         deletions = plan_retention(
-            [SegmentInfo(s.base_offset, s.size_bytes, s.largest_timestamp_ms()) for s in segments],
+            [SegmentInfo(s.base_offset, s.size_bytes, s.largest_timestamp_ms() if by_time else NO_TIMESTAMP)
+             for s in segments],
             log_start_offset=self._log_start_offset, log_end_offset=self._log_end_offset,
             high_watermark=high_watermark, now_ms=now_ms, retention_ms=config.retention_ms,
             retention_bytes=config.retention_bytes, delete_policy=delete_policy,

@@ -206,14 +206,13 @@ def _remove_temp_files_and_collect_swap_files(dir: Path, report: RecoveryReport)
     lowest `.cleaned` offset; return the remaining `.swap` files."""
     swap_files: list[Path] = []
     cleaned_files: list[Path] = []
-    for path in _regular_files(dir):
-        name = path.name
+    for name in _regular_file_names(dir):
         if name.endswith(files.DELETED_FILE_SUFFIX):
-            _unlink(path, report)
+            _unlink(dir / name, report)
         elif name.endswith(files.CLEANED_FILE_SUFFIX):
-            cleaned_files.append(path)
+            cleaned_files.append(dir / name)
         elif name.endswith(files.SWAP_FILE_SUFFIX):
-            swap_files.append(path)
+            swap_files.append(dir / name)
     min_cleaned_offset = min(
         (_offset_or_none(path.name) for path in cleaned_files if _offset_or_none(path.name) is not None),
         default=None,
@@ -251,16 +250,15 @@ def _complete_interrupted_swaps(
         min_swap_offset = base_offset if min_swap_offset is None else min(min_swap_offset, base_offset)
         max_swap_offset = next_offset if max_swap_offset is None else max(max_swap_offset, next_offset)
     if min_swap_offset is not None and max_swap_offset is not None:
-        for path in _regular_files(dir):
-            if path.name.endswith(files.SWAP_FILE_SUFFIX):
+        for name in _regular_file_names(dir):
+            if name.endswith(files.SWAP_FILE_SUFFIX):
                 continue
-            offset = _offset_or_none(path.name)
+            offset = _offset_or_none(name)
             if offset is not None and min_swap_offset <= offset < max_swap_offset:
-                _unlink(path, report)
-    for path in _regular_files(dir):
-        if path.name.endswith(files.SWAP_FILE_SUFFIX):
-            os.replace(path, path.with_name(files.strip_suffix(path.name, files.SWAP_FILE_SUFFIX)))
-            report.swap_files_completed += 1
+                _unlink(dir / name, report)
+    for path in swap_files:
+        os.replace(path, path.with_name(files.strip_suffix(path.name, files.SWAP_FILE_SUFFIX)))
+        report.swap_files_completed += 1
 
 
 def _load_segments(
@@ -270,7 +268,7 @@ def _load_segments(
     index files. Returns the segments and the base offsets already recovered."""
     segments = SortedDict()
     recovered: set[int] = set()
-    names = {path.name for path in _regular_files(dir)}
+    names = set(_regular_file_names(dir))
     for name in sorted(names):
         if files.is_index_file(name):
             log_name = files.log_file_path(dir, files.base_offset_from_file_name(name)).name
@@ -354,8 +352,9 @@ def _delete_segment(segments: SortedDict, segment: LogSegment, report: RecoveryR
     report.segments_deleted += 1
 
 
-def _regular_files(dir: Path) -> list[Path]:
-    return [entry for entry in (Path(e.path) for e in os.scandir(dir) if e.is_file())]
+def _regular_file_names(dir: Path) -> list[str]:
+    with os.scandir(dir) as entries:
+        return [entry.name for entry in entries if entry.is_file()]
 
 
 def _offset_or_none(name: str) -> int | None:

@@ -42,7 +42,8 @@ RETENTION_TIME_BREACH = "retention time breach"
 
 @dataclass(frozen=True, slots=True)
 class SegmentInfo:
-    """What retention needs of one segment."""
+    """What retention needs of one segment (its largest timestamp only where the time
+    rule applies: the caller may leave it -1 otherwise)."""
 
     base_offset: int
     size_bytes: int

@@ -88,7 +88,14 @@ from protocol.internal.group_metadata_value import GroupMetadataValue
 from protocol.internal.offset_commit_key import OffsetCommitKey
 from protocol.internal.offset_commit_value import OffsetCommitValue
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
-from protocol.records import ControlType, build_batch, iter_batch_headers, iter_records, read_control_record
+from protocol.records import (
+    ControlType,
+    build_batch,
+    iter_batch_headers,
+    iter_key_values,
+    iter_records,
+    read_control_record,
+)
 from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
@@ -526,12 +533,13 @@ class OffsetStore:
                                 keep(key, value)
                 elif header.is_transactional:
                     held = pending.setdefault(header.producer_id, [])
-                    held.extend((r.key, r.value) for r in iter_records(data, position) if r.offset >= offset)
+                    held.extend((key, value) for record_offset, key, value in iter_key_values(data, position)
+                                if record_offset >= offset)
                 else:
-                    for record in iter_records(data, position):
-                        if record.offset >= offset:
+                    for record_offset, key, value in iter_key_values(data, position):
+                        if record_offset >= offset:
                             read += 1
-                            keep(record.key, record.value)
+                            keep(key, value)
                 offset = next_offset
             if not progressed:
                 log.warning("%s-%d: no complete batch at offset %d; stopping the load of this partition",

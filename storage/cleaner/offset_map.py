@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from protocol.records import iter_records
+from protocol.records import iter_key_values
 
 from storage.cleaner.batch_filter import NO_TRANSACTIONS, TransactionFilter
 
@@ -86,10 +86,10 @@ def build_offset_map(
             continue
         if transactions.discard_batch(header):
             continue  # an aborted transaction's records never count as a key's last value
-        for record in iter_records(data):
-            if record.key is None or record.offset < start_offset:
+        for offset, key, _ in iter_key_values(data):
+            if key is None or offset < start_offset:
                 continue
             if offset_map.full:
                 return True
-            offset_map.put(record.key, record.offset)
+            offset_map.put(key, offset)
     return False

@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.errors import InvalidRecord
+from protocol.compression import Compression
+from protocol.record_scan import iter_key_values as iter_key_values_of_records
 from protocol.record_scan import scan_records
-from protocol.records import RECORDS_POSITION, build_batch, iter_records
+from protocol.records import RECORDS_POSITION, build_batch, iter_key_values, iter_records
 from tests.pylog.batch_shapes import record_bytes
 
 BASE_MS = 1_700_000_000_000
@@ -66,3 +68,32 @@ def test_malformed_records(data, count, strict_error, lenient_error):
     else:
         with pytest.raises(InvalidRecord, match=lenient_error):
             scan_records(data, count, strict_lengths=False)
+
+
+# -- iter_key_values -------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(rows, st.sampled_from(list(Compression)), st.integers(0, 2**40))
+def test_key_values_match_the_decoded_records(rows, compression, base_offset):
+    batch = build_batch(rows, timestamp_ms=BASE_MS, compression=compression, base_offset=base_offset)
+    expected = [(record.offset, record.key, record.value) for record in iter_records(batch)]
+    assert list(iter_key_values(batch)) == expected
+
+
+def test_key_values_of_multi_byte_lengths_and_offset_deltas():
+    data = record_bytes(0, timestamp_delta=-(2**40), key=bytes(200), value=None) + record_bytes(
+        300, timestamp_delta=2**33, key=None, value=bytes(70000), headers=[(b"n" * 130, bytes(129))])
+    assert list(iter_key_values_of_records(data, 2)) == [(0, bytes(200), None), (300, None, bytes(70000))]
+
+
+@pytest.mark.parametrize("data, count, error", [
+    (record_bytes(0, length_adjust=40), 1, "expected 48 bytes of record payload"),
+    (record_bytes(0, key=b"key", length_adjust=-4), 1, "key and value run past"),
+    (record_bytes(0) + b"\x00", 1, "records still remaining"),
+    (record_bytes(0), 2, "premature EOF"),
+    (record_bytes(0, value=b"v" * 10)[:-5], 1, "expected 17 bytes of record payload, but instead the buffer has only 12"),
+    (b"\x10" + b"\xff" * 11, 1, "a varint longer than 10 bytes"),
+])
+def test_key_values_of_malformed_records(data, count, error):
+    with pytest.raises(InvalidRecord, match=error):
+        list(iter_key_values_of_records(data, count))
