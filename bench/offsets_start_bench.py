@@ -84,7 +84,7 @@ def compact(data_dir: Path) -> float:
             before = broker.call(lambda: broker.broker.log_cleaner.passes)
             time.sleep(1.0)
             if broker.call(lambda: broker.broker.log_cleaner.passes) == before \
-                    and broker.call(lambda: broker.broker.log_cleaner.in_progress) is None:
+                    and not broker.call(lambda: bool(broker.broker.log_cleaner.in_progress)):
                 break
     finally:
         broker.stop()

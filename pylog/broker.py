@@ -169,7 +169,8 @@ class Broker:
         self.host, self.port = self.server.address
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
         self._retention = asyncio.get_running_loop().create_task(
-            run_retention(self.partitions.values, self.config.log_retention_check_interval_ms))
+            run_retention(self.partitions.values, self.config.log_retention_check_interval_ms,
+                          skip=self.log_cleaner.in_progress))
         self.log_cleaner.start()
 
     def _largest_producer_id(self) -> int:
@@ -267,7 +268,9 @@ class Broker:
         self.metadata.mark_deleting(name)
         for index in range(topic.num_partitions):
             self.partitions.pop((name, index), None)
+            self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
             self.log_manager.delete_log(name, index)
+            self.log_cleaner.forget(name, index)
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         self.log_manager.set_topic_config(name, None)
         # Before the topic is gone from the metadata: a crash before this point leaves the
@@ -275,6 +278,19 @@ class Broker:
         self.group_coordinator.on_partitions_deleted((name, index) for index in range(topic.num_partitions))
         self.metadata.remove_topic(name)
         log.info("deleted topic %s", name)
+
+    def truncate_log(self, topic: str, index: int, offset: int) -> bool:
+        """Cut a partition's log back to `offset` (Kafka's LogManager.truncateTo, what a
+        follower does to match its leader); False if there was nothing to remove. A cut
+        below the active segment pauses the log cleaner around it, aborting a pass under
+        way, and brings the cleaner's checkpoint back to the new active segment."""
+        partition_log = self.partitions[(topic, index)].log
+        if offset >= partition_log.active_segment.base_offset:
+            return partition_log.truncate_to(offset)
+        with self.log_cleaner.paused(topic, index):
+            truncated = partition_log.truncate_to(offset)
+            self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
+        return truncated
 
     def create_partitions(self, name: str, total: int) -> None:
         topic = self.metadata.topics.get(name)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable, Iterable
+from typing import Callable, Container, Iterable
 
 from pylog.clock import now_ms
 from pylog.partition import Partition
@@ -29,14 +29,17 @@ from pylog.partition import Partition
 log = logging.getLogger("pylog.log_retention")
 
 
-def retention_pass(partitions: Iterable[Partition], current_ms: int, *, compacted: bool = False) -> int:
+def retention_pass(partitions: Iterable[Partition], current_ms: int, *, compacted: bool = False,
+                   skip: Container[tuple[str, int]] = ()) -> int:
     """One pass over those of `partitions` that are not compacted (with `compacted`: over
-    the compacted ones, which the log cleaner passes here between its cleanings); return
-    how many segments were deleted."""
+    the compacted ones, which the log cleaner passes here between its cleanings), except
+    the partitions in `skip` (those a cleaning pass holds); return how many segments were
+    deleted."""
     deleted = 0
     for partition in list(partitions):
         partition_log = partition.log
-        if partition_log.closed or partition_log.config.compact != compacted:
+        if partition_log.closed or partition_log.config.compact != compacted \
+                or (partition.topic, partition.index) in skip:
             continue
         try:
             deletions = partition_log.delete_old_segments(current_ms, partition.high_watermark)
@@ -59,8 +62,11 @@ def retention_pass(partitions: Iterable[Partition], current_ms: int, *, compacte
     return deleted
 
 
-async def run_retention(partitions: Callable[[], Iterable[Partition]], interval_ms: int) -> None:
-    """Run a pass every `interval_ms` until cancelled."""
+async def run_retention(partitions: Callable[[], Iterable[Partition]], interval_ms: int,
+                        skip: Container[tuple[str, int]] = ()) -> None:
+    """Run a pass every `interval_ms` until cancelled, leaving out the partitions in
+    `skip` (the log cleaner's `in_progress`: a log whose policy changed from compact
+    while a pass copies it keeps its segments until the pass ends)."""
     while True:
         await asyncio.sleep(interval_ms / 1000)
-        retention_pass(partitions(), now_ms())
+        retention_pass(partitions(), now_ms(), skip=skip)

@@ -31,11 +31,18 @@ the broker's job.
 from storage.cleaner.batch_filter import NO_TRANSACTIONS, TransactionFilter
 from storage.cleaner.checkpoint import CleanerCheckpoint
 from storage.cleaner.cleanable import CleanableRange, cleanable_range, filthiest
-from storage.cleaner.cleaning import CleaningJob, CleaningResult, clean_log, prepare_cleaning, swap_cleaned
+from storage.cleaner.cleaning import (
+    CleaningAborted,
+    CleaningJob,
+    CleaningResult,
+    clean_log,
+    prepare_cleaning,
+    swap_cleaned,
+)
 from storage.cleaner.offset_map import OffsetMap
 
 __all__ = [
-    "NO_TRANSACTIONS", "CleanableRange", "CleanerCheckpoint", "CleaningJob", "CleaningResult",
+    "NO_TRANSACTIONS", "CleanableRange", "CleanerCheckpoint", "CleaningAborted", "CleaningJob", "CleaningResult",
     "OffsetMap", "TransactionFilter", "clean_log", "cleanable_range", "filthiest",
     "prepare_cleaning", "swap_cleaned",
 ]

@@ -37,6 +37,10 @@ Whoever runs the job must keep the log's segments below the first uncleanable of
 alive until the swap (Kafka pauses retention and truncation of a partition being
 cleaned); step 3 checks that they were and gives up otherwise.
 
+A job can be aborted from another thread (`CleaningJob.abort`, what Kafka's
+abortAndPauseCleaning asks of its cleaner thread): the copy stops before its next batch,
+deletes its `.cleaned` files and raises CleaningAborted.
+
 Crash behaviour: a crash during step 2 leaves `.cleaned` files, which the next load
 deletes (storage/recovery.py); the log is unchanged, and the checkpoint still names the
 old first dirty offset, so the next pass starts over.
@@ -62,6 +66,10 @@ if TYPE_CHECKING:
     from storage.log import Log
 
 logger = logging.getLogger("storage.cleaner")
+
+
+class CleaningAborted(Exception):
+    """A pass stopped by `CleaningJob.abort` (Kafka's LogCleaningAbortedException)."""
 
 
 @dataclass
@@ -105,6 +113,17 @@ class CleaningJob:
     active_producers: dict[int, LastRecord]
     map_memory_bytes: int = DEFAULT_DEDUPE_BUFFER_BYTES
     transactions: TransactionFilter = NO_TRANSACTIONS
+    abort_requested: bool = field(default=False, compare=False)
+
+    def abort(self) -> None:
+        """Ask a `run` under way, on any thread, to stop: it checks before each batch it
+        reads (Kafka's checkDone), deletes the `.cleaned` files it wrote and raises
+        CleaningAborted."""
+        self.abort_requested = True
+
+    def _check_aborted(self) -> None:
+        if self.abort_requested:
+            raise CleaningAborted(f"the cleaning of {self.log_name} was aborted")
 
     def run(self, now_ms: int) -> CleaningResult:
         """Steps 2a-2c of the module docstring; touches no Log state."""
@@ -114,7 +133,7 @@ class CleaningJob:
         offset_map = OffsetMap(self.map_memory_bytes)
         next_bases = [s.base_offset for s in self.segments[1:]] + [upper_bound]
         dirty = [s for s, next_base in zip(self.segments, next_bases) if next_base > first_dirty]
-        build_offset_map(offset_map, _batches(dirty, first_dirty, upper_bound), first_dirty, self.transactions)
+        build_offset_map(offset_map, self._batches(dirty, first_dirty, upper_bound), first_dirty, self.transactions)
         stats.map_entries = len(offset_map)
         if offset_map.latest_offset < 0:
             # No keyed record in the dirty section: nothing to judge, nothing to copy.
@@ -142,6 +161,18 @@ class CleaningJob:
             raise
         return result
 
+    def _batches(self, segments: list[LogSegment], start_offset: int, end_offset: int) -> Iterator[tuple]:
+        """(header, bytes) of each batch of `segments` that ends at or after `start_offset`
+        and begins below `end_offset`."""
+        for segment in segments:
+            for position, header in segment.scan_batch_headers(0):
+                self._check_aborted()
+                if header.last_offset < start_offset:
+                    continue
+                if header.base_offset >= end_offset:
+                    return
+                yield header, segment.read_bytes(position, header.size_bytes)
+
     def _clean_group(self, group: list[LogSegment], rules: RetentionRules, now_ms: int, stats: CleanerStats) -> LogSegment:
         base_offset = group[0].base_offset
         for suffix in files.SEGMENT_FILE_SUFFIXES:  # left by an earlier, interrupted pass
@@ -152,6 +183,7 @@ class CleaningJob:
         try:
             for segment in group:
                 for position, header in segment.scan_batch_headers(0):
+                    self._check_aborted()
                     data = segment.read_bytes(position, header.size_bytes)
                     stats.batches_read += 1
                     stats.bytes_read += header.size_bytes
@@ -247,13 +279,3 @@ def clean_log(
     return result
 
 
-def _batches(segments: list[LogSegment], start_offset: int, end_offset: int) -> Iterator[tuple]:
-    """(header, bytes) of each batch of `segments` that ends at or after `start_offset`
-    and begins below `end_offset`."""
-    for segment in segments:
-        for position, header in segment.scan_batch_headers(0):
-            if header.last_offset < start_offset:
-                continue
-            if header.base_offset >= end_offset:
-                return
-            yield header, segment.read_bytes(position, header.size_bytes)

@@ -1,14 +1,23 @@
 """A whole pass: what compaction leaves (against the model), a partial offset map,
 repeated passes and the delete horizon, producers' last batches, the checkpoint, a
-copy on another thread, a pass abandoned because the log changed."""
+copy on another thread, a pass abandoned because the log changed, a job aborted."""
 
 from __future__ import annotations
 
 import threading
 
+import pytest
+
 from protocol.records import iter_records
 from storage import files
-from storage.cleaner import CleanerCheckpoint, clean_log, prepare_cleaning, swap_cleaned
+from storage.cleaner import (
+    CleanerCheckpoint,
+    CleaningAborted,
+    TransactionFilter,
+    clean_log,
+    prepare_cleaning,
+    swap_cleaned,
+)
 from storage.cleaner.offset_map import BYTES_PER_ENTRY
 from storage.log import Log
 from tests.storage.builders import BASE_TIME_MS
@@ -182,3 +191,48 @@ def test_the_producer_snapshots_of_segments_merged_away_are_deleted(tmp_path):
     assert [s.base_offset for s in log.segments] == [0, 3]
     assert log.producer_snapshot_offsets == [3]
     assert sorted(p.name for p in (tmp_path / "t-0").glob("*.snapshot")) == ["00000000000000000003.snapshot"]
+
+
+def test_an_aborted_job_stops_before_its_next_batch_and_leaves_no_cleaned_files(tmp_path):
+    log = Log.open(tmp_path / "t-0", compact_config(), now_ms=BASE_TIME_MS)
+    model = CompactionModel()
+    fill(log, model, [rows(i) for i in range(80)])
+    before = log_records(log)
+    segment_names = sorted(p.name for p in log.dir.iterdir())
+
+    job = prepare_cleaning(log, checkpoint_offset=None, now_ms=BASE_TIME_MS, force=True)
+    job.abort()
+    with pytest.raises(CleaningAborted):
+        job.run(BASE_TIME_MS)
+
+    # Abort from another thread in the middle of the copy: the transaction hook sees
+    # every batch the copy reads, and holds the copy once a first `.cleaned` file exists.
+    copying = threading.Event()
+    resume = threading.Event()
+
+    class HoldOnceCopying(TransactionFilter):
+        def discard_batch(self, header):
+            if not copying.is_set() and any(p.name.endswith(files.CLEANED_FILE_SUFFIX) for p in log.dir.iterdir()):
+                copying.set()
+                resume.wait(10)
+            return False
+
+    job = prepare_cleaning(log, checkpoint_offset=None, now_ms=BASE_TIME_MS, force=True,
+                           transactions=HoldOnceCopying())
+    outcome = []
+
+    def run():
+        try:
+            outcome.append(job.run(BASE_TIME_MS))
+        except CleaningAborted as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert copying.wait(10), "the copy never wrote a .cleaned file"
+    job.abort()
+    resume.set()
+    thread.join(10)
+    assert isinstance(outcome[0], CleaningAborted)
+    assert sorted(p.name for p in log.dir.iterdir()) == segment_names
+    assert log_records(log) == before
