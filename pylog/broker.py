@@ -68,6 +68,7 @@ from pylog.handlers import (
     produce,
     topics as topic_handlers,
 )
+from pylog.high_watermarks import HighWatermarkCheckpoint
 from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
 from pylog.log_retention import run_retention
@@ -102,6 +103,7 @@ class Broker:
         self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
         self.log_cleaner = LogCleaner(self)
+        self.high_watermarks: HighWatermarkCheckpoint | None = None
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
@@ -152,6 +154,8 @@ class Broker:
                                            flush_listener=self.log_flusher.schedule,
                                            is_stray=lambda tp, path: self.metadata.stray_reason(*tp, path))
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
+        self.high_watermarks = HighWatermarkCheckpoint(self.log_dir)
+        self.high_watermarks.create_if_missing()
         interrupted = []
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
@@ -194,11 +198,12 @@ class Broker:
             self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
+            self.high_watermarks.write(self.partitions.values())
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
             self.log_manager = None
 
     async def _housekeep(self) -> None:
-        last_checkpoint_ms = last_expiry_ms = last_offsets_expiry_ms = now_ms()
+        last_checkpoint_ms = last_expiry_ms = last_offsets_expiry_ms = last_high_watermarks_ms = now_ms()
         while True:
             await asyncio.sleep(1.0)
             current = now_ms()
@@ -208,6 +213,9 @@ class Broker:
                 if current - last_checkpoint_ms >= CHECKPOINT_INTERVAL_MS:
                     self.log_manager.write_checkpoints()
                     last_checkpoint_ms = current
+                if current - last_high_watermarks_ms >= self.config.replica_high_watermark_checkpoint_interval_ms:
+                    self.high_watermarks.write(self.partitions.values())
+                    last_high_watermarks_ms = current
                 if current - last_offsets_expiry_ms >= self.config.offsets_retention_check_interval_ms:
                     self.offset_store.expire(current)   # hands the groups it empties to the coordinator
                     last_offsets_expiry_ms = current

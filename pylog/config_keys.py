@@ -113,6 +113,8 @@ _KEYS: tuple[ConfigKey, ...] = (
               "Move leadership back to preferred replicas.", **_NOT_YET),
     ConfigKey("replica.lag.time.max.ms", _L, 30000,
               "A follower this far behind leaves the ISR.", **_NOT_YET),
+    ConfigKey("replica.high.watermark.checkpoint.interval.ms", _L, 5000,
+              "How often replication-offset-checkpoint (the high watermarks) is written."),
     # -- log directories and segments --
     ConfigKey("log.dirs", _CSV, None, "Data directories, comma-separated; wins over log.dir."),
     ConfigKey("log.dir", _CSV, ["./pylog-data"], "Data directory used when log.dirs is not set.",

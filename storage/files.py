@@ -7,6 +7,7 @@ A data directory (`log.dirs`) holds one directory per partition and a few checkp
         recovery-point-offset-checkpoint      "topic partition offset" per partition
         log-start-offset-checkpoint
         cleaner-offset-checkpoint             first dirty offset of compacted partitions
+        replication-offset-checkpoint         high watermark per partition (the broker's)
         <topic>-<partition>/                   one partition log (e.g. orders-3)
             00000000000000000000.log           record batches, exactly as produced
             00000000000000000000.index         offset index: 8-byte entries
@@ -59,6 +60,7 @@ CLEAN_SHUTDOWN_FILE_NAME = ".kafka_cleanshutdown"
 RECOVERY_POINT_CHECKPOINT_FILE_NAME = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT_FILE_NAME = "log-start-offset-checkpoint"
 CLEANER_OFFSET_CHECKPOINT_FILE_NAME = "cleaner-offset-checkpoint"
+REPLICATION_OFFSET_CHECKPOINT_FILE_NAME = "replication-offset-checkpoint"
 
 # The per-segment files, in the order Kafka deletes them: indexes first, the .log last.
 # A crash in between leaves a .log without indexes, which the next start rebuilds.

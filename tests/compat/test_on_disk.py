@@ -236,13 +236,14 @@ def checkpoint(path: Path) -> tuple[list[str], list[str]]:
     return [version, count], sorted(entries)
 
 
-@pytest.mark.parametrize("name", ["recovery-point-offset-checkpoint", "log-start-offset-checkpoint"])
+@pytest.mark.parametrize("name", ["recovery-point-offset-checkpoint", "log-start-offset-checkpoint",
+                                  "replication-offset-checkpoint"])
 def test_checkpoint_files_have_the_same_format_and_entries(twin_logs, name, compat_table):
     ours, theirs = checkpoint(twin_logs["pylog"] / name), checkpoint(twin_logs["kafka"] / name)
     compat_table.record("files", name, f"{len(ours[1])} entries", f"{len(theirs[1])} entries",
                         "same" if ours == theirs else f"differs: {ours} / {theirs}")
     assert ours == theirs
-    if name == "recovery-point-offset-checkpoint":
+    if name in ("recovery-point-offset-checkpoint", "replication-offset-checkpoint"):
         assert "single 0 400" in ours[1] and "rolled 0 300" in ours[1]
 
 
