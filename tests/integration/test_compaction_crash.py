@@ -8,16 +8,16 @@ keeps some records and a later pass merges non-empty segments), 5 % tombstones.
 removes exactly the records that a later record of their key supersedes, and the model
 is exact.
 
-Then, ten times: a broker with the cleaner on starts on the data directory and its
+Then, eight times: a broker with the cleaner on starts on the data directory and its
 first pass begins at once (on 2 cores the first takes about 0.3 s of offset map, 0.5 s
 of copy into `.cleaned` files and 0.2 s of swap; later ones, over less dirty data, a
-few hundred ms). It is killed with SIGKILL a random time after one of four points, each
-the aim of two or three cycles: its ready line (the map or the copy), the first
-`.cleaned` file (the copy), the first `.swap` or `.deleted` file (the swap: renames and
-a directory fsync per old segment), the checkpoint's new offset (after the pass). The
-seed, the point, the delay and what the kill left on disk are printed. A broker with the
-cleaner off then starts on the same directory, and after its recovery the log must
-hold to the model:
+few hundred ms). It is killed with SIGKILL a random time after one of four points
+(KILL_POINTS says how many cycles aim at each): its ready line (the map or the copy),
+the first `.cleaned` file (the copy), the first `.swap` or `.deleted` file (the swap:
+renames and a directory fsync per old segment), the checkpoint's new offset (after the
+pass). The seed, the point, the delay and what the kill left on disk are printed. A
+broker with the cleaner off then starts on the same directory, and after its recovery
+the log must hold to the model:
 
 - no `.cleaned`, `.swap` or `.deleted` file is left, each `.log` has its two indexes,
   and nothing else is in the partition directory;
@@ -74,7 +74,7 @@ CLEANING = {"log.cleaner.backoff.ms": 50, "auto.create.topics.enable": "false"}
 NOT_CLEANING = {**CLEANING, "log.cleaner.enable": "false"}
 # Where a kill is aimed: a random time, up to the number of seconds given, after a point;
 # and how many of the cycles aim there.
-KILL_POINTS = {"ready": (0.6, 2), "copying": (0.3, 3), "swapping": (0.03, 3), "checkpointed": (0.2, 2)}
+KILL_POINTS = {"ready": (0.6, 2), "copying": (0.3, 2), "swapping": (0.03, 3), "checkpointed": (0.2, 1)}
 IN_TRANSIT = (".cleaned", ".swap", ".deleted")
 SEGMENT_SUFFIXES = (".log", ".index", ".timeindex", ".snapshot")
 
@@ -99,7 +99,8 @@ class ProducedLog:
             for _, rows in batches:
                 client.send(0, 7, ProduceRequest(transactional_id=None, acks=1, timeout_ms=30_000, topic_data=[
                     ProduceRequest.TopicProduceData(name=TOPIC, partition_data=[
-                        ProduceRequest.PartitionProduceData(index=0, records=build_batch(rows, timestamp_ms=now_ms))])]))
+                        ProduceRequest.PartitionProduceData(
+                            index=0, records=build_batch(rows, timestamp_ms=now_ms))])]))
             for start, rows in batches:
                 _, response = client.receive(0, 7)
                 answer = response.responses[0].partition_responses[0]
@@ -197,10 +198,12 @@ def check_against_the_model(serve, produced: ProducedLog, kept_from: int, where:
             assert record.offset > previous, f"{where}: {path.name}@{position}: offset {record.offset} after {previous}"
             previous = record.offset
             assert record.offset < len(produced.records), f"{where}: offset {record.offset} was never produced"
-            assert (record.key, record.value) == produced.records[record.offset], f"{where}: offset {record.offset} changed"
+            assert (record.key, record.value) == produced.records[record.offset], (
+                f"{where}: offset {record.offset} is not the record produced there")
             stored[record.offset] = (record.key, record.value)
     end = len(produced.records)
-    assert batches[-1][2].next_offset == end, f"{where}: the log ends at {batches[-1][2].next_offset}, {end} were produced"
+    log_end_offset = batches[-1][2].next_offset
+    assert log_end_offset == end, f"{where}: the log ends at {log_end_offset}, {end} were produced"
     last = produced.last_offsets(end)
     lost = sorted(offset for offset in last.values() if offset not in stored)
     assert not lost, f"{where}: the last record of a key is gone at offsets {lost[:10]}"
@@ -235,11 +238,12 @@ def kill_during_a_pass(serve, rng: random.Random, point: str, where: str) -> Non
 def test_a_kill_during_cleaning_loses_nothing_to_keep(tmp_path, serve_factory):
     seed = int(os.environ.get("PYLOG_CRASH_SEED", random.randrange(2**32)))
     print(f"seed {seed} (PYLOG_CRASH_SEED={seed} replays it)")
-    rng = random.Random(seed)
+    rng = random.Random(seed)                 # the kills, the stops, whether to append
+    contents = random.Random(seed ^ 0x5EED)   # the records, round after round
     serve = serve_factory(tmp_path / "data", overrides=NOT_CLEANING).start()
     create_topic(serve.bootstrap_servers)
     produced = ProducedLog()
-    produced.produce(serve.bootstrap_servers, rng, FIRST_RECORDS)
+    produced.produce(serve.bootstrap_servers, contents, FIRST_RECORDS)
     serve.kill()
     points = [point for point, (_, cycles) in KILL_POINTS.items() for _ in range(cycles)]
     rng.shuffle(points)
@@ -250,11 +254,12 @@ def test_a_kill_during_cleaning_loses_nothing_to_keep(tmp_path, serve_factory):
         serve.overrides = NOT_CLEANING
         serve.start()
         check_against_the_model(serve, produced, kept_from, where)
+        append_anyway, clean_stop = rng.random() < 0.5, rng.random() < 0.3
         nothing_dirty = checkpointed_offset(serve.data_dir) == active_base(serve.data_dir)
-        if nothing_dirty or cycle == len(points) - 1 or rng.random() < 0.5:
-            produced.produce(serve.bootstrap_servers, rng, MORE_RECORDS)
+        if nothing_dirty or append_anyway or cycle == len(points) - 1:
+            produced.produce(serve.bootstrap_servers, contents, MORE_RECORDS)
             print(f"{where}: appended up to offset {len(produced.records)}")
-        if rng.random() < 0.3:
+        if clean_stop:
             assert serve.stop() == 0
         else:
             serve.kill()
