@@ -19,6 +19,20 @@ set (still not transactional), and per record
     key        int16 control key version (0) | int16 control type (2..6, `ControlType`)
     value      the message encoded at version 0, with no frame
 
+What a single Kafka 4.1.1 node (broker and controller, static voters) leaves on disk, for a
+writer to follow: in the log directory, `bootstrap.checkpoint` (a snapshot file: a
+SnapshotHeader control batch, one data batch of the bootstrap FeatureLevelRecords, a
+SnapshotFooter control batch; Raft epoch 0); in `__cluster_metadata-0/`, the segments
+(`00000000000000000000.log`, its `.index` and `.timeindex`), `partition.metadata` (topic id
+`AAAAAAAAAAAAAAAAAAAAAQ`), `leader-epoch-checkpoint` (the Raft epochs and their start
+offsets) and `quorum-state` (JSON: leaderId, leaderEpoch, votedId, currentVoters). Its log
+starts with a control batch holding the LeaderChangeMessage of epoch 1 (offset 0), then one
+data batch that is a metadata transaction (BeginTransactionRecord "Bootstrap records", the
+FeatureLevelRecords, a cluster-default ConfigRecord, EndTransactionRecord); then the
+controller's and the broker's registrations, each in its own batch, a NoOpRecord batch about
+every 500 ms, and one batch per controller decision (a topic's TopicRecord, ConfigRecords and
+PartitionRecords together). Every later start begins with the LeaderChange of the next epoch.
+
 Reading is strict where Kafka's reader (Raft's `RecordsIterator`, `MetadataRecordSerde`) is:
 a record with a timestamp delta or headers, a data record with a key, a frame version other
 than 1, an unknown record type, a version the schema lacks, or bytes left after the record
