@@ -30,8 +30,8 @@ starts with a control batch holding the LeaderChangeMessage of epoch 1 (offset 0
 data batch that is a metadata transaction (BeginTransactionRecord "Bootstrap records", the
 FeatureLevelRecords, a cluster-default ConfigRecord, EndTransactionRecord); then the
 controller's and the broker's registrations, each in its own batch, a NoOpRecord batch about
-every 500 ms, and one batch per controller decision (a topic's TopicRecord, ConfigRecords and
-PartitionRecords together). Every later start begins with the LeaderChange of the next epoch.
+every 500 ms, and one batch per controller event (a CreateTopics request for three topics:
+every TopicRecord, ConfigRecord and PartitionRecord of the three in one batch). Every later start begins with the LeaderChange of the next epoch.
 
 Reading is strict where Kafka's reader (Raft's `RecordsIterator`, `MetadataRecordSerde`) is:
 a record with a timestamp delta or headers, a data record with a key, a frame version other
