@@ -11,19 +11,41 @@ registers it again). Then:
 - the image the records build says what Kafka's Metadata (brokers, topics, ids, leaders,
   leader epochs, replicas, ISR), DescribeConfigs (the dynamic topic, broker and cluster
   default configs) and ApiVersions (finalized features) answer.
+
+And the other way: a metadata log written here (`build_metadata_batch`,
+`build_control_batch`) is printed by Kafka's `kafka-dump-log --cluster-metadata-decoder`
+with every record and field as written.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import time
+import uuid
 
 import pytest
 
+from protocol import codegen
 from protocol.messages import (
     ApiVersionsRequest,
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
     InitProducerIdRequest,
+    LeaderChangeMessage,
+)
+from protocol.metadata import (
+    BeginTransactionRecord,
+    BrokerRegistrationChangeRecord,
+    ConfigRecord,
+    EndTransactionRecord,
+    FeatureLevelRecord,
+    NoOpRecord,
+    PartitionChangeRecord,
+    PartitionRecord,
+    ProducerIdsRecord,
+    RegisterBrokerRecord,
+    TopicRecord,
 )
 from protocol.metadata_log import (
     METADATA_TOPIC,
@@ -219,3 +241,71 @@ def test_the_replayed_image_holds_the_features_and_the_producer_id_block(kafka_a
     assert finalized == image.features
     # the block Kafka handed out ends at the image's next producer id
     assert image.next_producer_id > producer_id >= 0
+
+
+# ---------------------------------------------------------------------------------------
+# The other direction: a log written here, read by Kafka's dump tool
+
+
+def kafka_json_name(snake: str) -> str:
+    first, *rest = snake.rstrip("_").split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def kafka_json_value(value):
+    """A field value as Kafka's JSON converters print it (UUIDs in URL-safe base64)."""
+    if isinstance(value, uuid.UUID):
+        return base64.urlsafe_b64encode(value.bytes).rstrip(b"=").decode()
+    if isinstance(value, list):
+        return [kafka_json_value(v) for v in value]
+    if hasattr(value, "FIELDS"):
+        return {kafka_json_name(f.name): kafka_json_value(getattr(value, f.name)) for f in value.FIELDS}
+    return value
+
+
+def test_kafka_dump_log_decodes_a_metadata_log_written_here(tmp_path, kafka_tools):
+    topic_id, incarnation, directory = uuid.UUID(int=0xABC), uuid.UUID(int=0x1C), uuid.UUID(int=0xD1)
+    voter = LeaderChangeMessage.Voter(voter_id=1)
+    endpoint = RegisterBrokerRecord.BrokerEndpoint(name="PLAINTEXT", host="127.0.0.1", port=9092)
+    batches = [
+        [(LeaderChangeMessage(leader_id=1, voters=[voter], granting_voters=[voter]), 0)],
+        [(BeginTransactionRecord(name="Bootstrap records"), 0),
+         (FeatureLevelRecord(name="metadata.version", feature_level=27), 0), (EndTransactionRecord(), 0)],
+        [(RegisterBrokerRecord(broker_id=1, broker_epoch=5, incarnation_id=incarnation, end_points=[endpoint],
+                               rack=None, log_dirs=[directory]), 3)],
+        [(TopicRecord(name="orders", topic_id=topic_id), 0),
+         (ConfigRecord(resource_type=TOPIC_RESOURCE, resource_name="orders", name="cleanup.policy", value="compact"), 0),
+         (PartitionRecord(partition_id=0, topic_id=topic_id, replicas=[1], isr=[1], leader=1, leader_epoch=0,
+                          partition_epoch=0, directories=[directory]), 2)],
+        [(BrokerRegistrationChangeRecord(broker_id=1, broker_epoch=5, in_controlled_shutdown=1), 1),
+         (PartitionChangeRecord(partition_id=0, topic_id=topic_id, isr=[], leader=-1,
+                                eligible_leader_replicas=[1], last_known_elr=[1]), 2)],
+        [(ProducerIdsRecord(broker_id=1, broker_epoch=5, next_producer_id=1000), 0), (NoOpRecord(), 0)],
+    ]
+    log = bytearray()
+    offset = 0
+    for records in batches:
+        if records[0][0].message_type == "metadata":
+            log += build_metadata_batch(records, base_offset=offset, leader_epoch=1, append_time_ms=1_700_000_000_000)
+        else:
+            log += build_control_batch([m for m, _ in records], base_offset=offset, leader_epoch=1,
+                                       append_time_ms=1_700_000_000_000)
+        offset += len(records)
+    segment = tmp_path / f"{METADATA_TOPIC}-0" / "00000000000000000000.log"
+    segment.parent.mkdir()
+    segment.write_bytes(bytes(log))
+    result = kafka_tools.run("kafka-dump-log.sh", "--cluster-metadata-decoder", "--files", str(segment)).check()
+    payloads = [json.loads(line.split(" payload: ", 1)[1]) for line in result.lines if " payload: " in line]
+    control = [json.loads(line.split(" LeaderChange: ", 1)[1]) for line in result.lines if " LeaderChange: " in line]
+    assert control == [{"version": 0, "leaderId": 1, "voters": [{"voterId": 1}], "grantingVoters": [{"voterId": 1}]}]
+    written = [(record, version) for records in batches[1:] for record, version in records]
+    assert len(payloads) == len(written)
+    for payload, (record, version) in zip(payloads, written):
+        assert payload["type"] == codegen.snake_case(record.schema_name).upper()
+        assert payload["version"] == version
+        ours = kafka_json_value(record)
+        assert payload["data"] == {key: ours[key] for key in payload["data"]}, record.schema_name
+    by_type = {payload["type"]: payload["data"] for payload in payloads}
+    assert by_type["REGISTER_BROKER_RECORD"]["logDirs"] == [kafka_json_value(directory)]   # a tagged field
+    assert by_type["PARTITION_CHANGE_RECORD"]["leader"] == -1
+    assert by_type["PARTITION_CHANGE_RECORD"]["eligibleLeaderReplicas"] == [1]
