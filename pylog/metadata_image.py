@@ -211,8 +211,9 @@ def _features(records) -> tuple[tuple[str, int, int], ...]:
 
 
 class MetadataImage:
-    """Everything the metadata log says, as of `offset` (the last record applied; -1 before
-    any) written in Raft epoch `epoch`."""
+    """Everything the metadata log says, as of `offset` (the last record read, -1 before
+    any; the records of a transaction still open are read but held back) written in Raft
+    epoch `epoch`."""
 
     def __init__(self):
         self.brokers: dict[int, BrokerRegistration] = {}
