@@ -25,8 +25,8 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# Regenerate protocol/messages and protocol/internal from Kafka's definitions, fetched once
-# from its sources jars in the Maven repository (the version is pinned in protocol/kafka_specs.py).
+# Regenerate protocol/messages, protocol/internal and protocol/metadata from Kafka's definitions, fetched once
+# from its sources jars in the Maven repository (the versions are pinned in protocol/kafka_specs.py).
 codegen: $(STAMP)
 	$(BIN)/python -m protocol.codegen
 

@@ -1,25 +1,31 @@
 """Generate pylog's message classes from Kafka's JSON message definitions.
 
     python -m protocol.codegen [--check]                 # Kafka's definitions from Maven
-    python -m protocol.codegen --specs DIR [--internal-specs DIR ...] [--check]
+    python -m protocol.codegen --specs DIR [--internal-specs DIR ...] [--metadata-specs DIR] [--check]
 
 Without `--specs` the generator reads the definitions of the Kafka version pinned in
 `protocol/kafka_specs.py`, fetched once from Kafka's sources jars in the Maven repository into
 a cache (`make codegen` does this). With `--specs`, DIR is a folder of message JSON files, such
-as `clients/src/main/resources/common/message` in a Kafka checkout. The output, committed to
-the repository:
+as `clients/src/main/resources/common/message` in a Kafka checkout, and `--metadata-specs` the
+metadata records' folder (`metadata/src/main/resources/common/metadata`); without it the
+metadata package is left alone. The output, committed to the repository:
 
     protocol/messages/<snake_name>.py   one module per schema: the message class, its
                                         nested structs, their FIELDS; all versions
     protocol/messages/__init__.py       the index: API key -> module, lazy class access
     protocol/internal/...               the same for the coordinator record formats
                                         (__consumer_offsets, __transaction_state)
+    protocol/metadata/...               the same for the KRaft metadata records
+                                        (__cluster_metadata); the index maps each
+                                        record type (its apiKey) to its class
 
 Which schemas: the request/response headers, every request and response whose
-`listeners` include "broker", and the consumer protocol's subscription and
-assignment (carried opaquely inside JoinGroup / SyncGroup). From the internal folder:
-the group coordinator's OffsetCommit* and GroupMetadata* records and the transaction
-coordinator's TransactionLog* records.
+`listeners` include "broker", the consumer protocol's subscription and assignment
+(carried opaquely inside JoinGroup / SyncGroup), and the control records Raft writes
+into `__cluster_metadata` (LeaderChangeMessage, the snapshot header and footer, the
+KRaft version and voters records). From the internal folder: the group coordinator's
+OffsetCommit* and GroupMetadata* records and the transaction coordinator's
+TransactionLog* records. From the metadata folder: every schema of type "metadata".
 
 What is generated: names, types, versions, nullability, defaults and tags. The
 schemas' `about` prose is not copied. The output depends only on the input files (sorted
@@ -42,7 +48,10 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
 HEADER_SCHEMAS = ("RequestHeader", "ResponseHeader")
-DATA_SCHEMAS = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
+DATA_SCHEMAS = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
+                # Raft's control records in __cluster_metadata (not framed as metadata records)
+                "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord",
+                "KRaftVersionRecord", "VotersRecord")
 INTERNAL_SCHEMAS = (
     "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
     "TransactionLogKey", "TransactionLogValue",
@@ -304,13 +313,15 @@ def render_index(entries: list[tuple[str, str, dict]], package: str) -> str:
     ]
     lines += [f"    {json.dumps(name)}: {json.dumps(module)}," for name, module, _ in entries]
     lines.append("}")
-    for kind, title in (("request", "REQUESTS"), ("response", "RESPONSES")):
+    for kind, title in (("request", "REQUESTS"), ("response", "RESPONSES"), ("metadata", "RECORDS")):
         keyed = sorted((spec["apiKey"], name) for name, _, spec in entries if spec.get("type") == kind)
         if keyed:
             lines.append("")
             lines.append(f"{title} = {{")
             lines += [f"    {key}: {json.dumps(name)}," for key, name in keyed]
             lines.append("}")
+    if any(spec.get("type") == "metadata" for _, _, spec in entries):
+        lines.insert(5, "RECORDS maps a metadata record type (its apiKey) to its class name.")
     if any(spec.get("type") == "request" for _, _, spec in entries):
         lines.insert(5, "REQUESTS / RESPONSES map an API key to its class name.")
         names = sorted((spec["apiKey"], spec["name"][: -len("Request")])
@@ -337,8 +348,10 @@ def render_index(entries: list[tuple[str, str, dict]], package: str) -> str:
     return "\n".join(lines)
 
 
-def generate(specs_dir: Path, internal_dirs: list[Path]) -> dict[Path, str]:
-    """Return {output path: file text} for everything the generator owns."""
+def generate(specs_dir: Path, internal_dirs: list[Path], metadata_dirs: list[Path] = ()) -> dict[Path, str]:
+    """Return {output path: file text} for everything the generator owns.
+
+    Without `metadata_dirs` the metadata package is not generated (and not owned)."""
     outputs: dict[Path, str] = {}
     message_files = select_message_files(specs_dir)
     if not message_files:
@@ -352,6 +365,12 @@ def generate(specs_dir: Path, internal_dirs: list[Path]) -> dict[Path, str]:
     if internal_files:
         internal_files.sort(key=lambda p: p.name)
         groups.append((PACKAGE_ROOT / "internal", "protocol.internal", internal_files))
+    metadata_files = sorted((path for folder in metadata_dirs for path in folder.glob("*.json")
+                             if load_schema(path).get("type") == "metadata"), key=lambda p: p.name)
+    if metadata_dirs and not metadata_files:
+        raise SchemaError(f"{', '.join(map(str, metadata_dirs))}: no metadata record schema")
+    if metadata_files:
+        groups.append((PACKAGE_ROOT / "metadata", "protocol.metadata", metadata_files))
     for out_dir, package, files in groups:
         entries = []
         for path in files:
@@ -380,23 +399,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of Kafka's message JSON files (default: fetch the pinned version)")
     parser.add_argument("--internal-specs", action="append", type=Path, default=None,
                         help="folder(s) with the coordinator record schemas (default: SPECS/../internal if present)")
+    parser.add_argument("--metadata-specs", action="append", type=Path, default=None,
+                        help="folder(s) with the metadata record schemas (default with --specs: none)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed modules differ")
     args = parser.parse_args(argv)
     if args.specs is None:
         from protocol import kafka_specs
 
         folders = kafka_specs.fetch()
-        specs, internal = folders.messages, folders.internal
-        print(f"Kafka {folders.version} definitions from {folders.messages.parent}")
+        specs, internal, metadata = folders.messages, folders.internal, [folders.metadata]
+        print(f"Kafka {folders.version} definitions from {folders.messages.parent}, "
+              f"metadata records of Kafka {folders.metadata_version} from {folders.metadata}")
     else:
         if not args.specs.is_dir():
             parser.error(f"{args.specs} is not a folder")
-        specs, internal = args.specs, args.internal_specs
+        specs, internal, metadata = args.specs, args.internal_specs, args.metadata_specs or []
         if internal is None:
             guess = args.specs.parent / "internal"
             internal = [guess] if guess.is_dir() else []
     try:
-        outputs = generate(specs, internal)
+        outputs = generate(specs, internal, metadata)
     except SchemaError as e:
         parser.error(str(e))
     out_dirs = {p.parent for p in outputs}

@@ -11,23 +11,27 @@ this repository. Apache Kafka publishes them inside its sources jars:
         the records of __consumer_offsets (OffsetCommitKey/Value, GroupMetadataKey/Value, ...)
     org.apache.kafka:kafka-transaction-coordinator:<v>:sources  common/message/*.json
         the records of __transaction_state (TransactionLogKey/Value)
-    org.apache.kafka:kafka-metadata:<v>:sources                 common/metadata/*.json
-        the KRaft metadata records (__cluster_metadata)
+    org.apache.kafka:kafka-metadata:<m>:sources                 common/metadata/*.json
+        the KRaft metadata records (__cluster_metadata: RegisterBrokerRecord, TopicRecord, ...)
 
 `fetch()` downloads each jar once, checks it against the SHA-1 the repository publishes beside
 it, and unpacks only the JSON files into a cache folder:
 
     <cache>/kafka-specs/<version>/messages/   from kafka-clients
     <cache>/kafka-specs/<version>/internal/<artifact>/
+    <cache>/kafka-specs/<m>/metadata/         from kafka-metadata
 
 `<cache>` is `$PYLOG_CACHE_DIR`, else `$XDG_CACHE_HOME/pylog`, else `~/.cache/pylog`. A folder
 is written under a temporary name and renamed when complete, so an interrupted fetch leaves
 nothing that a later run would take for a finished one. The repository is
 `$PYLOG_MAVEN_REPOSITORY` when set (a mirror), else Maven Central.
 
-The version is pinned here, in `KAFKA_SPECS_VERSION`, and nowhere else. It is 3.9.0: the last
-release that still defines every version from 0 (Kafka 4.0 dropped the oldest versions, which
-older clients still send; KIP-896).
+The versions are pinned here and nowhere else. `KAFKA_SPECS_VERSION`, for the requests,
+responses and coordinator records, is 3.9.0: the last release that still defines every version
+from 0 (Kafka 4.0 dropped the oldest versions, which older clients still send; KIP-896).
+`METADATA_SPECS_VERSION` (`<m>`), for the metadata records, is the reference Kafka's own
+(tests/compat/versions.properties): metadata records keep every version they ever had, and
+`__cluster_metadata` must read what that Kafka writes (4.1 added ClearElrRecord).
 
 This module is a build tool of the generator: nothing at run time imports it, and the broker
 never touches the network for it.
@@ -47,10 +51,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KAFKA_SPECS_VERSION = "3.9.0"
+METADATA_SPECS_VERSION = "4.1.1"
 MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
 
 MESSAGES_ARTIFACT = "kafka-clients"
-INTERNAL_ARTIFACTS = ("kafka-group-coordinator", "kafka-transaction-coordinator", "kafka-metadata")
+INTERNAL_ARTIFACTS = ("kafka-group-coordinator", "kafka-transaction-coordinator")
+METADATA_ARTIFACT = "kafka-metadata"
 # where each jar keeps its JSON files
 JSON_FOLDERS = {
     "kafka-clients": "common/message/",
@@ -68,6 +74,8 @@ class SpecFolders:
     version: str
     messages: Path          # kafka-clients' common/message
     internal: list[Path]    # one folder per internal-records artifact
+    metadata: Path          # kafka-metadata's common/metadata, of METADATA_SPECS_VERSION
+    metadata_version: str
 
 
 def cache_root() -> Path:
@@ -83,16 +91,21 @@ def sources_jar_url(artifact: str, version: str, repository: str | None = None) 
     return f"{repository}/org/apache/kafka/{artifact}/{version}/{artifact}-{version}-sources.jar"
 
 
-def fetch(version: str = KAFKA_SPECS_VERSION, cache: Path | None = None) -> SpecFolders:
-    """The definitions of Kafka `version`, downloaded and unpacked on first use."""
-    root = (cache or cache_root()) / "kafka-specs" / version
-    folders = {MESSAGES_ARTIFACT: root / "messages"}
-    folders.update({artifact: root / "internal" / artifact for artifact in INTERNAL_ARTIFACTS})
-    for artifact, folder in folders.items():
+def fetch(version: str = KAFKA_SPECS_VERSION, cache: Path | None = None,
+          metadata_version: str = METADATA_SPECS_VERSION) -> SpecFolders:
+    """The definitions of Kafka `version` (and its metadata records of `metadata_version`),
+    downloaded and unpacked on first use."""
+    specs = (cache or cache_root()) / "kafka-specs"
+    root = specs / version
+    folders = {(MESSAGES_ARTIFACT, version): root / "messages"}
+    folders.update({(artifact, version): root / "internal" / artifact for artifact in INTERNAL_ARTIFACTS})
+    folders[(METADATA_ARTIFACT, metadata_version)] = specs / metadata_version / "metadata"
+    for (artifact, artifact_version), folder in folders.items():
         if not folder.is_dir():
-            _unpack(_download(sources_jar_url(artifact, version)), JSON_FOLDERS[artifact], folder)
-    return SpecFolders(version, folders[MESSAGES_ARTIFACT],
-                       [folders[artifact] for artifact in INTERNAL_ARTIFACTS])
+            _unpack(_download(sources_jar_url(artifact, artifact_version)), JSON_FOLDERS[artifact], folder)
+    return SpecFolders(version, folders[(MESSAGES_ARTIFACT, version)],
+                       [folders[(artifact, version)] for artifact in INTERNAL_ARTIFACTS],
+                       folders[(METADATA_ARTIFACT, metadata_version)], metadata_version)
 
 
 def _download(url: str) -> bytes:
@@ -134,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  messages  {folders.messages}")
     for folder in folders.internal:
         print(f"  internal  {folder}")
+    print(f"  metadata  {folders.metadata} (Kafka {folders.metadata_version})")
     return 0
 
 

@@ -642,7 +642,7 @@ def build_batch(records: Iterable, *, base_offset: int = 0,
                 base_sequence: int = NO_SEQUENCE, is_transactional: bool = False,
                 partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
                 timestamp_type: TimestampType = TimestampType.CREATE_TIME,
-                timestamp_ms: int | None = None) -> bytes:
+                timestamp_ms: int | None = None, is_control: bool = False) -> bytes:
     """Encode `records` as one batch, with offset deltas 0..n-1.
 
     Each record is a tuple (key, value), (key, value, headers) or (key, value, headers,
@@ -651,12 +651,15 @@ def build_batch(records: Iterable, *, base_offset: int = 0,
     are (str, bytes-like or None) pairs. A record without a timestamp gets
     `timestamp_ms`, which is then required (ValueError). For LOG_APPEND_TIME,
     `timestamp_ms`, if given, is the append time stored as max_timestamp. An empty
-    batch gets last_offset_delta 0 and timestamps `timestamp_ms` (or -1).
+    batch gets last_offset_delta 0 and timestamps `timestamp_ms` (or -1). `is_control`
+    sets the control bit: the caller gives records whose keys are control keys (Raft's
+    control batches in `__cluster_metadata`; transaction markers use
+    `build_control_batch`).
     """
     return _build(records, base_offset=base_offset, compression=compression,
                   producer_id=producer_id, producer_epoch=producer_epoch,
                   base_sequence=base_sequence, is_transactional=is_transactional,
-                  is_control=False, partition_leader_epoch=partition_leader_epoch,
+                  is_control=is_control, partition_leader_epoch=partition_leader_epoch,
                   timestamp_type=timestamp_type, timestamp_ms=timestamp_ms)
 
 

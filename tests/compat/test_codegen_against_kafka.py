@@ -2,8 +2,9 @@
 deterministic, and the generated declarations say exactly what Kafka's JSON says (minus the
 prose).
 
-The definitions are those of the version pinned in `protocol/kafka_specs.py`, fetched from
-Kafka's sources jars in the Maven repository (cached after the first run). The API index the
+The definitions are those of the versions pinned in `protocol/kafka_specs.py` (one for the
+messages and coordinator records, one for the metadata records), fetched from Kafka's sources
+jars in the Maven repository (cached after the first run). The API index the
 tests compare with (key, name, versions, flexible versions, listeners) is read from the same
 JSON files here, independently of the generator. Generation runs against a temporary copy of
 the `protocol` package, never the repository's own files.
@@ -24,6 +25,7 @@ import pytest
 from protocol import codegen, kafka_specs
 from protocol import internal as internal_pkg
 from protocol import messages as messages_pkg
+from protocol import metadata as metadata_pkg
 from protocol.schema import MAX_VERSION, NEW, Array, Message, Struct
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,18 +33,25 @@ FOLDERS = kafka_specs.fetch()
 SPECS_ROOT = FOLDERS.messages.parent  # messages/ and internal/<artifact>/
 SPECS = FOLDERS.messages
 INTERNAL_SPECS = FOLDERS.internal
+METADATA_SPECS = FOLDERS.metadata
+METADATA_ARGS = ("--metadata-specs", str(METADATA_SPECS))
 PACKAGE = REPO / "protocol"
-GENERATED_DIRS = (PACKAGE / "messages", PACKAGE / "internal")
+GENERATED_DIRS = (PACKAGE / "messages", PACKAGE / "internal", PACKAGE / "metadata")
 
 
 def require_specs():
     assert SPECS.is_dir(), f"Kafka's message specs are missing: expected {SPECS}"
     for folder in INTERNAL_SPECS:
         assert folder.is_dir(), f"the internal record specs are missing: expected {folder}"
+    assert METADATA_SPECS.is_dir(), f"the metadata record specs are missing: expected {METADATA_SPECS}"
 
 
 def internal_spec_files() -> list[Path]:
     return [path for folder in INTERNAL_SPECS for path in sorted(folder.glob("*.json"))]
+
+
+def metadata_spec_files() -> list[Path]:
+    return sorted(METADATA_SPECS.glob("*.json"))
 
 
 def load_json(path: Path) -> dict:
@@ -66,7 +75,7 @@ def copy_package(dest: Path) -> Path:
 
 def generated_files(root: Path) -> dict[str, str]:
     out = {}
-    for sub in ("messages", "internal"):
+    for sub in ("messages", "internal", "metadata"):
         for path in sorted((root / "protocol" / sub).glob("*.py")):
             out[f"{sub}/{path.name}"] = path.read_text(encoding="utf-8")
     return out
@@ -87,9 +96,16 @@ def test_specs_folder_is_present():
 
 def test_committed_modules_are_up_to_date():
     require_specs()
-    result = run_codegen(REPO, "--specs", str(SPECS), "--check")
+    result = run_codegen(REPO, "--specs", str(SPECS), *METADATA_ARGS, "--check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "up to date" in result.stdout
+
+
+def test_the_default_run_checks_every_package_against_the_pinned_versions():
+    """`make codegen`'s own invocation (no --specs): the pinned versions, all three packages."""
+    result = run_codegen(REPO, "--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"metadata records of Kafka {kafka_specs.METADATA_SPECS_VERSION}" in result.stdout
 
 
 def test_generation_is_deterministic_and_matches_the_commit(tmp_path):
@@ -103,21 +119,22 @@ def test_generation_is_deterministic_and_matches_the_commit(tmp_path):
             path.unlink()
         for path in (root / "protocol" / "internal").glob("*.py"):
             path.unlink()
-        result = run_codegen(root, "--specs", str(SPECS), seed=seed)
+        shutil.rmtree(root / "protocol" / "metadata")
+        result = run_codegen(root, "--specs", str(SPECS), *METADATA_ARGS, seed=seed)
         assert result.returncode == 0, result.stderr
         outputs.append(generated_files(root))
     assert outputs[0] == outputs[1], "two runs (different hash seeds) must give identical files"
     assert outputs[0] == before, "a fresh generation must reproduce the committed modules"
     # a second run over its own output changes nothing
-    result = run_codegen(tmp_path / "a", "--specs", str(SPECS))
+    result = run_codegen(tmp_path / "a", "--specs", str(SPECS), *METADATA_ARGS)
     assert result.returncode == 0 and "(0 changed)" in result.stdout
     assert snapshot_repo() == before, "the repository's modules must not be touched"
 
 
 def test_in_process_generation_is_deterministic():
     require_specs()
-    first = codegen.generate(SPECS, INTERNAL_SPECS)
-    second = codegen.generate(SPECS, INTERNAL_SPECS)
+    first = codegen.generate(SPECS, INTERNAL_SPECS, [METADATA_SPECS])
+    second = codegen.generate(SPECS, INTERNAL_SPECS, [METADATA_SPECS])
     assert first == second
     assert {p.relative_to(PACKAGE).as_posix() for p in first} == {
         f"{d.name}/{p.name}" for d in GENERATED_DIRS for p in d.glob("*.py")}
@@ -253,7 +270,7 @@ def _abouts(node, out):
 def test_no_about_text_is_copied():
     require_specs()
     abouts: set[str] = set()
-    for path in [*SPECS.glob("*.json"), *internal_spec_files()]:
+    for path in [*SPECS.glob("*.json"), *internal_spec_files(), *metadata_spec_files()]:
         _abouts(load_json(path), abouts)
     distinctive = sorted(a for a in abouts if len(a) >= 30)
     assert len(distinctive) > 500
@@ -349,13 +366,15 @@ def _spec_files():
         name = load_json(path)["name"]
         if name in internal_pkg.MODULES:
             files[name] = path
+    for path in metadata_spec_files():
+        files[load_json(path)["name"]] = path
     return files
 
 
 def test_every_declaration_matches_its_json():
     files = _spec_files()
     checked = 0
-    for pkg in (messages_pkg, internal_pkg):
+    for pkg in (messages_pkg, internal_pkg, metadata_pkg):
         for name in pkg.MODULES:
             spec = load_json(files[name])
             cls = getattr(pkg, name)
@@ -369,7 +388,23 @@ def test_every_declaration_matches_its_json():
             common = {s["name"]: s["fields"] for s in spec.get("commonStructs", [])}
             _compare_fields(name, cls, spec.get("fields", []), common, set())
             checked += 1
-    assert checked == len(messages_pkg.MODULES) + len(internal_pkg.MODULES)
+    assert checked == len(messages_pkg.MODULES) + len(internal_pkg.MODULES) + len(metadata_pkg.MODULES)
+
+
+def test_every_metadata_record_of_kafka_is_generated_and_indexed_by_its_type():
+    specs = [load_json(path) for path in metadata_spec_files()]
+    records = {spec["apiKey"]: spec["name"] for spec in specs if spec.get("type") == "metadata"}
+    assert len(records) >= 26 and records[5] == "PartitionChangeRecord" and records[28] == "ClearElrRecord"
+    assert metadata_pkg.RECORDS == records
+    assert set(metadata_pkg.MODULES) == set(records.values())
+
+
+def test_the_control_records_raft_writes_are_generated():
+    from protocol.metadata_log import CONTROL_SCHEMAS
+
+    for name in CONTROL_SCHEMAS.values():
+        spec = load_json(SPECS / f"{name}.json")
+        assert spec["type"] == "data" and name in messages_pkg.MODULES
 
 
 # ---------------------------------------------------------------------------------------
@@ -388,7 +423,7 @@ def test_snake_case_agrees_with_kafka_python_for_every_field_name():
             names.add(raw["name"])
             walk(raw.get("fields", []))
 
-    for path in [*SPECS.glob("*.json"), *internal_spec_files()]:
+    for path in [*SPECS.glob("*.json"), *internal_spec_files(), *metadata_spec_files()]:
         spec = load_json(path)
         walk(spec.get("fields", []))
         for common in spec.get("commonStructs", []):

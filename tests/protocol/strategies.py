@@ -6,7 +6,7 @@ version. Fields absent in the version keep their default, because the codec neit
 writes nor reads them (a decoded message holds the default there).
 
     message_values(cls, version)    a strategy of `cls` instances valid at `version`
-    all_message_classes()           every generated class: protocol.messages + internal
+    all_message_classes()           every generated class: protocol.messages, internal, metadata
     class_versions()                (class, version) for every valid version of each
     plain(obj)                      a comparable plain form (class names, dicts, bytes)
     non_default_value(field, v)     a deterministic value away from the field's default
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from protocol import internal as internal_pkg
 from protocol import messages as messages_pkg
+from protocol import metadata as metadata_pkg
 from protocol.schema import NEW, Array, Field, Message, Struct, in_versions
 
 INT_RANGES = {
@@ -43,9 +44,9 @@ MAX_BINARY = 10
 
 
 def all_message_classes() -> list[type[Message]]:
-    """Every generated message class, messages first, then the coordinator records."""
+    """Every generated message class: messages, the coordinator records, the metadata records."""
     classes = []
-    for pkg in (messages_pkg, internal_pkg):
+    for pkg in (messages_pkg, internal_pkg, metadata_pkg):
         for name, module in sorted(pkg.MODULES.items()):
             classes.append(getattr(importlib.import_module(f"{pkg.__name__}.{module}"), name))
     return classes

@@ -76,13 +76,14 @@ def assert_round_trip(message, version):
 
 
 def test_the_suite_covers_every_generated_class():
-    from protocol import internal, messages
+    from protocol import internal, messages, metadata
 
     names = {cls.__name__ for cls in CLASSES}
-    assert names == set(messages.MODULES) | set(internal.MODULES)
+    assert names == set(messages.MODULES) | set(internal.MODULES) | set(metadata.MODULES)
     assert len(CLASS_VERSIONS) == sum(c.valid_versions[1] - c.valid_versions[0] + 1 for c in CLASSES)
-    # the coordinator records are part of it
+    # the coordinator records, the metadata records and Raft's control records are part of it
     assert {"OffsetCommitKey", "GroupMetadataValue", "TransactionLogValue"} <= names
+    assert {"PartitionChangeRecord", "RegisterBrokerRecord", "ClearElrRecord", "LeaderChangeMessage"} <= names
 
 
 @pytest.mark.parametrize("cls_version", CLASS_VERSIONS, ids=ids)

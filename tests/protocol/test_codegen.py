@@ -21,11 +21,12 @@ import pytest
 from protocol import codegen
 from protocol import internal as internal_pkg
 from protocol import messages as messages_pkg
+from protocol import metadata as metadata_pkg
 from protocol.schema import MAX_VERSION, Message
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "protocol"
-GENERATED_DIRS = (PACKAGE / "messages", PACKAGE / "internal")
+GENERATED_DIRS = (PACKAGE / "messages", PACKAGE / "internal", PACKAGE / "metadata")
 
 
 def run_codegen(cwd: Path, *args: str, seed: str = "0") -> subprocess.CompletedProcess:
@@ -68,10 +69,34 @@ def toy_package(tmp_path: Path) -> Path:
     """A copy of `protocol` whose generated folders are empty."""
     root = tmp_path / "pkg"
     shutil.copytree(PACKAGE, root / "protocol", ignore=shutil.ignore_patterns("__pycache__"))
-    for folder in ("messages", "internal"):
+    for folder in ("messages", "internal", "metadata"):
         for path in (root / "protocol" / folder).glob("*.py"):
             path.unlink()
     return root
+
+
+# Two made-up metadata records and a schema of another type beside them.
+TOY_RECORDS = [
+    {"apiKey": 3, "type": "metadata", "name": "ToyPartitionRecord", "validVersions": "0-1",
+     "flexibleVersions": "0+", "fields": [
+         {"name": "TopicId", "type": "uuid", "versions": "0+"},
+         {"name": "Replicas", "type": "[]int32", "versions": "0+"},
+         {"name": "Directories", "type": "[]uuid", "versions": "1+"},
+         {"name": "Leader", "type": "int32", "versions": "0+", "default": "-2", "taggedVersions": "0+", "tag": 1},
+         {"name": "Isr", "type": "[]int32", "versions": "0+", "nullableVersions": "0+", "default": "null",
+          "taggedVersions": "0+", "tag": 0},
+     ]},
+    {"apiKey": 1, "type": "metadata", "name": "ToyNoOpRecord", "validVersions": "0", "flexibleVersions": "0+",
+     "fields": []},
+    {"type": "data", "name": "NotARecord", "validVersions": "0", "fields": []},
+]
+
+
+def write_toy_records(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for spec in TOY_RECORDS:
+        (folder / f"{spec['name']}.json").write_text("// header\n" + json.dumps(spec), encoding="utf-8")
+    return folder
 
 
 def test_a_spec_folder_generates_deterministic_modules_and_check_sees_changes(tmp_path):
@@ -111,6 +136,45 @@ def test_a_spec_folder_generates_deterministic_modules_and_check_sees_changes(tm
     assert "spare_response.py (no longer generated)" in result.stderr  # its half goes too
 
 
+def test_metadata_records_get_their_own_package_indexed_by_record_type(tmp_path):
+    specs = write_toy_specs(tmp_path / "specs")
+    records = write_toy_records(tmp_path / "metadata")
+    root = toy_package(tmp_path / "run")
+    result = run_codegen(root, "--specs", str(specs), "--metadata-specs", str(records))
+    assert result.returncode == 0, result.stderr
+    folder = root / "protocol" / "metadata"
+    assert {p.name for p in folder.glob("*.py")} == {"__init__.py", "toy_partition_record.py", "toy_no_op_record.py"}
+    index = (folder / "__init__.py").read_text(encoding="utf-8")
+    assert 'RECORDS = {\n    1: "ToyNoOpRecord",\n    3: "ToyPartitionRecord",\n}' in index
+    assert "REQUESTS" not in index
+    namespace: dict = {}
+    exec(compile((folder / "toy_partition_record.py").read_text(encoding="utf-8"), "toy", "exec"), namespace)
+    cls = namespace["ToyPartitionRecord"]
+    assert cls.api_key == 3 and cls.message_type == "metadata"
+    record = cls()
+    assert (record.leader, record.isr, record.replicas, record.directories) == (-2, None, [], [])
+    from protocol import codec
+
+    record.directories = [__import__("uuid").UUID(int=5)]
+    assert codec.decode(cls, codec.encode(record, 1), 1) == record
+    # a run without --metadata-specs neither checks nor removes the metadata package
+    result = run_codegen(root, "--specs", str(specs), "--check")
+    assert result.returncode == 0, result.stderr
+    assert (folder / "toy_no_op_record.py").exists()
+    assert run_codegen(root, "--specs", str(specs), "--metadata-specs", str(records), "--check").returncode == 0
+    (records / "ToyNoOpRecord.json").unlink()
+    result = run_codegen(root, "--specs", str(specs), "--metadata-specs", str(records), "--check")
+    assert result.returncode == 1 and "toy_no_op_record.py (no longer generated)" in result.stderr
+
+
+def test_a_metadata_folder_without_a_metadata_record_is_an_error(tmp_path):
+    specs = write_toy_specs(tmp_path / "specs")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_codegen(REPO, "--specs", str(specs), "--metadata-specs", str(empty), "--check")
+    assert result.returncode == 2 and "no metadata record schema" in result.stderr
+
+
 def test_a_folder_with_nothing_to_generate_is_an_error(tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()
@@ -137,7 +201,8 @@ def test_missing_specs_folder_is_an_error(tmp_path):
 
 
 def test_index_modules_and_lazy_access():
-    for pkg, folder in ((messages_pkg, PACKAGE / "messages"), (internal_pkg, PACKAGE / "internal")):
+    for pkg, folder in ((messages_pkg, PACKAGE / "messages"), (internal_pkg, PACKAGE / "internal"),
+                        (metadata_pkg, PACKAGE / "metadata")):
         files = {p.stem for p in folder.glob("*.py")} - {"__init__"}
         assert set(pkg.MODULES.values()) == files
         for name, module_name in pkg.MODULES.items():
@@ -151,6 +216,9 @@ def test_index_modules_and_lazy_access():
     assert {"RequestHeader", "ResponseHeader", "ConsumerProtocolSubscription",
             "ConsumerProtocolAssignment"} <= set(messages_pkg.MODULES)
     assert set(internal_pkg.MODULES) == set(codegen.INTERNAL_SCHEMAS)
+    assert {"LeaderChangeMessage", "SnapshotHeaderRecord", "VotersRecord"} <= set(messages_pkg.MODULES)
+    assert set(metadata_pkg.RECORDS.values()) == set(metadata_pkg.MODULES)
+    assert {getattr(metadata_pkg, name).api_key for name in metadata_pkg.MODULES} == set(metadata_pkg.RECORDS)
 
 
 def test_generated_files_carry_the_do_not_edit_line():
