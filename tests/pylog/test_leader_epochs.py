@@ -115,7 +115,7 @@ def test_every_api_checks_the_current_leader_epoch_through_the_partition(kafka_b
     # a client at epoch 1 is fenced, one at 3 is ahead, one at 2 or not saying (-1) is served.
     client = RawClient(kafka_broker.bootstrap_servers)
     produce_three(client, "checked")
-    kafka_broker.call(lambda: setattr(kafka_broker.broker.partition("checked", 0), "leader_epoch", 2))
+    kafka_broker.call(lambda: kafka_broker.broker.partition("checked", 0).make_leader(2))
     cases = {1: ErrorCode.FENCED_LEADER_EPOCH, 3: ErrorCode.UNKNOWN_LEADER_EPOCH, 2: ErrorCode.NONE, -1: ErrorCode.NONE}
     for current, code in cases.items():
         fetched = client.request(FETCH, 12, fetch_request("checked", 0, current_leader_epoch=current))
