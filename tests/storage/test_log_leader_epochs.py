@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import logging
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from protocol.records import build_batch, iter_batch_headers
 from storage.leader_epoch_cache import EpochEntry as E
+from storage.leader_epoch_cache import LeaderEpochCache
 from storage.log import Log
 from tests.storage.builders import BASE_TIME_MS, make_batch, small_config
 
@@ -287,3 +291,59 @@ def test_a_malformed_checkpoint_is_rebuilt_from_the_batches(tmp_path, caplog):
     assert reopened.epoch_entries == [E(0, 0), E(3, 40), E(4, 80)]
     assert checkpoint(dir) == b"0\n3\n0 0\n3 40\n4 80\n"
     reopened.close()
+
+
+# -- any sequence: the cache names the epoch of every batch still in the log ------------
+
+log_operations = st.lists(st.one_of(
+    st.tuples(st.just("append"), st.integers(0, 2), st.integers(1, 5)),   # epoch rise, records
+    st.tuples(st.just("make_leader")),
+    st.tuples(st.just("truncate"), st.floats(0, 1.2)),                     # where, in the log
+    st.tuples(st.just("delete_records"), st.floats(0, 1)),
+    st.tuples(st.just("reopen"), st.booleans()),                           # clean or after a crash
+), min_size=1, max_size=25)
+
+
+def check_cache_against_the_batches(log: Log) -> None:
+    entries = log.epoch_entries
+    assert all(a.epoch < b.epoch and a.start_offset < b.start_offset for a, b in zip(entries, entries[1:]))
+    # (No entry starts below the log start. One may start past the log end: a cut inside
+    # a batch removes the whole batch, and the cache is cut at the offset asked, as
+    # Kafka's truncateTo does; the next assign or load puts it right.)
+    assert all(log.log_start_offset <= e.start_offset for e in entries)
+    for segment in log.segments:
+        for _, header in segment.scan_batch_headers(0):
+            if header.last_offset >= log.log_start_offset:
+                offset = max(header.base_offset, log.log_start_offset)
+                assert log.leader_epoch_cache.epoch_for_offset(offset) == header.partition_leader_epoch, offset
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=log_operations)
+def test_after_any_operations_the_cache_names_the_epoch_of_every_batch(tmp_path_factory, operations):
+    dir = tmp_path_factory.mktemp("log") / "t-0"
+    log = Log.open(dir, CONFIG, now_ms=0)
+    epoch = 0
+    try:
+        for operation in operations:
+            kind = operation[0]
+            if kind == "append":
+                epoch += operation[1]
+                log.append(make_batch(operation[2]), now_ms=0, leader_epoch=epoch)
+            elif kind == "make_leader":
+                epoch += 1
+                log.assign_epoch_start_offset(epoch, log.log_end_offset)
+            elif kind == "truncate":
+                log.truncate_to(int(log.log_end_offset * operation[1]))
+            elif kind == "delete_records":
+                start, end = log.log_start_offset, log.log_end_offset
+                log.advance_log_start_offset(start + int((end - start) * operation[1]))
+            else:
+                clean, recovery_point, log_start = operation[1], log.recovery_point, log.log_start_offset
+                log.close() if clean else log.close_handlers()
+                log = Log.open(dir, CONFIG, now_ms=0, had_clean_shutdown=clean,
+                               recovery_point=recovery_point, log_start_offset=log_start)
+            check_cache_against_the_batches(log)
+            assert LeaderEpochCache(dir).entries == log.epoch_entries  # the file says the same
+    finally:
+        log.close()
