@@ -55,14 +55,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from storage.checkpoint import read_checkpoint_file, write_checkpoint_file
+from storage.files import LEADER_EPOCH_CHECKPOINT_FILE_NAME
 from storage.errors import CorruptCheckpoint
 
-__all__ = ["EpochEntry", "LEADER_EPOCH_CHECKPOINT_FILE", "LeaderEpochCache", "UNDEFINED_EPOCH",
-           "UNDEFINED_EPOCH_OFFSET"]
+__all__ = ["EpochEntry", "LeaderEpochCache", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 
 logger = logging.getLogger("storage.leader_epoch_cache")
 
-LEADER_EPOCH_CHECKPOINT_FILE = "leader-epoch-checkpoint"
 LEADER_EPOCH_CHECKPOINT_VERSION = 0
 UNDEFINED_EPOCH = -1         # OffsetForLeaderEpoch's "no such epoch"
 UNDEFINED_EPOCH_OFFSET = -1  # and its "no end offset"
@@ -83,7 +82,7 @@ class LeaderEpochCache:
     __slots__ = ("path", "_epochs", "_starts")
 
     def __init__(self, dir: Path):
-        self.path = Path(dir) / LEADER_EPOCH_CHECKPOINT_FILE
+        self.path = Path(dir) / LEADER_EPOCH_CHECKPOINT_FILE_NAME
         # Two parallel lists, both strictly increasing: epochs and their start offsets.
         self._epochs: list[int] = []
         self._starts: list[int] = []

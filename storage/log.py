@@ -142,7 +142,7 @@ from storage.errors import (
     RecordBatchTooLarge,
     StorageError,
 )
-from storage.leader_epoch_cache import LEADER_EPOCH_CHECKPOINT_FILE, EpochEntry, LeaderEpochCache
+from storage.leader_epoch_cache import EpochEntry, LeaderEpochCache
 from storage.log_validator import AppendOrigin, analyze_batches, validate_records
 from storage.producer_state import (
     DEFAULT_PRODUCER_ID_EXPIRATION_MS,
@@ -1077,5 +1077,5 @@ def _open_epoch_cache(dir: Path) -> tuple[LeaderEpochCache, bool]:
         return LeaderEpochCache(dir), False
     except CorruptCheckpoint as exc:
         logger.warning("%s: %s; rebuilding the leader-epoch cache from the log's batches", dir.name, exc)
-        (dir / LEADER_EPOCH_CHECKPOINT_FILE).unlink()
+        (dir / files.LEADER_EPOCH_CHECKPOINT_FILE_NAME).unlink()
         return LeaderEpochCache(dir), True
