@@ -10,6 +10,11 @@
     leader_epoch          bumped on every leadership change; one node keeps it at 0,
                           stamped into every appended batch (partitionLeaderEpoch)
 
+The current leader epoch is the partition's (what the controller decided; one node: the
+latest epoch the log's cache holds, else 0); the history of epochs, which epoch wrote
+which offsets, is the log's leader-epoch cache (storage/leader_epoch_cache.py), and
+becoming leader at an epoch records its start there.
+
 The broker keeps these names even on one node so that replication does not reshape the
 code later. Every method runs on the broker's event loop; the loop serializes access to
 the partition's storage log, which is not thread-safe.
@@ -33,14 +38,15 @@ DELETE_TO_HIGH_WATERMARK = -1   # DeleteRecords' offset meaning "everything belo
 
 class Partition:
     def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
-                 leader_epoch: int = 0):
+                 leader_epoch: int | None = None):
         self.topic = topic
         self.index = index
         self.log = log
         self.node_id = node_id
-        self.leader_epoch = leader_epoch
         self.waiters = waiters
         self.key = (topic, index)
+        self.leader_epoch = -1
+        self.make_leader((log.latest_epoch or 0) if leader_epoch is None else leader_epoch)
 
     # -- offsets -----------------------------------------------------------------------
 
@@ -81,22 +87,21 @@ class Partition:
             return ErrorCode.FENCED_LEADER_EPOCH
         return ErrorCode.UNKNOWN_LEADER_EPOCH
 
+    def make_leader(self, leader_epoch: int) -> None:
+        """Lead this partition at `leader_epoch`. A new epoch starts at the log end offset
+        and is recorded in the log's epoch cache before any append (Kafka's
+        Partition.makeLeader), so that OffsetForLeaderEpoch knows it even while nothing
+        has been written in it. An epoch not above the current one changes nothing (Kafka
+        skips such a become-leader change)."""
+        if leader_epoch > self.leader_epoch:
+            self.log.assign_epoch_start_offset(leader_epoch, self.log.log_end_offset)
+            self.leader_epoch = leader_epoch
+
     def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
         """(epoch, end offset) answering "where did `leader_epoch` end?", or (-1, -1)
-        (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when the log cannot tell.
-
-        The epoch history of this node is one entry: the current epoch, which began at the
-        log start offset (the first offset still on the log) and is still being written.
-          - the current epoch: it ends at the log end offset
-          - -1 (undefined) or an epoch above the current one: (-1, -1)
-          - any other epoch below the current one: the log has nothing before its first
-            epoch, so the answer is that epoch with the first epoch's start offset
-        """
-        if leader_epoch == self.leader_epoch:
-            return leader_epoch, self.log_end_offset
-        if leader_epoch == -1 or leader_epoch > self.leader_epoch:
-            return -1, -1
-        return leader_epoch, self.log_start_offset
+        (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when the log cannot tell: the log's
+        epoch cache answers (Kafka's LeaderEpochFileCache.endOffsetFor)."""
+        return self.log.end_offset_for_epoch(leader_epoch)
 
     # -- DeleteRecords ---------------------------------------------------------------
 

@@ -14,6 +14,7 @@ A data directory (`log.dirs`) holds one directory per partition and a few checkp
             00000000000000000000.timeindex     time index: 12-byte entries
             00000000000000001234.log           the next segment: base offset 1234
             00000000000000001234.snapshot      producer state before offset 1234
+            leader-epoch-checkpoint            "epoch start_offset" per leader epoch
             ...
 
 A segment's files are named after its base offset, zero-padded to 20 digits (the width
@@ -61,6 +62,7 @@ RECOVERY_POINT_CHECKPOINT_FILE_NAME = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT_FILE_NAME = "log-start-offset-checkpoint"
 CLEANER_OFFSET_CHECKPOINT_FILE_NAME = "cleaner-offset-checkpoint"
 REPLICATION_OFFSET_CHECKPOINT_FILE_NAME = "replication-offset-checkpoint"
+LEADER_EPOCH_CHECKPOINT_FILE_NAME = "leader-epoch-checkpoint"  # in each partition directory
 
 # The per-segment files, in the order Kafka deletes them: indexes first, the .log last.
 # A crash in between leaves a .log without indexes, which the next start rebuilds.

@@ -5,6 +5,7 @@
         00000000000000001234.log  .index  .timeindex     segment [1234, 2001)
         00000000000000002001.log  .index  .timeindex     active segment [2001, log end)
         00000000000000001234.snapshot  00000000000000002001.snapshot   producer state
+        leader-epoch-checkpoint                                          leader epochs
 
 Three offsets describe a log:
 
@@ -85,6 +86,16 @@ Retention. `delete_old_segments(now_ms, high_watermark)` deletes whole segments 
 Kafka's rules, decided in storage/retention.py: those below the log start offset, and on
 `cleanup.policy=delete` those beyond `retention.bytes` or older than `retention.ms`.
 
+Leader epochs. The log owns its leader-epoch cache (storage/leader_epoch_cache.py):
+epoch -> first offset written in it, in `leader-epoch-checkpoint`. It follows the log as
+Kafka's UnifiedLog keeps it: every appended batch's epoch is assigned at its base offset
+(a leader's epoch, or the epochs a follower's batches carry; -1, a batch no leader
+stamped, is skipped), a new leader assigns its epoch at the log end offset before any
+append (`assign_epoch_start_offset`), a truncation drops the entries from the cut on, a
+full truncation empties it, a log start move (DeleteRecords, retention) cuts it to the
+new start, and loading re-assigns the epochs of recovered segments and clamps it to the
+log (storage/recovery.py). `end_offset_for_epoch` answers OffsetForLeaderEpoch from it.
+
 Compaction (storage/cleaner/) copies inactive segments into new ones elsewhere and
 swaps them in with `replace_segments`, the only part that touches the Log.
 
@@ -125,11 +136,13 @@ from storage.checkpoint import fsync_dir, fsync_file
 from storage.cleaner import swap as cleaner_swap
 from storage.config import LONG_MAX, LogConfig
 from storage.errors import (
+    CorruptCheckpoint,
     DuplicateSequence,
     OffsetOutOfRange,
     RecordBatchTooLarge,
     StorageError,
 )
+from storage.leader_epoch_cache import EpochEntry, LeaderEpochCache
 from storage.log_validator import AppendOrigin, analyze_batches, validate_records
 from storage.producer_state import (
     DEFAULT_PRODUCER_ID_EXPIRATION_MS,
@@ -212,7 +225,7 @@ class Log:
         "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
         "_recovery_point", "_rng", "_last_now_ms", "_last_flush_ms", "_pending_deletes",
         "_closed", "_producer_state", "_pending_flush_offset", "_unsynced_snapshots",
-        "_truncations", "flush_listener",
+        "_truncations", "flush_listener", "_epoch_cache",
     )
 
     def __init__(
@@ -228,8 +241,9 @@ class Log:
         rng: random.Random,
         recovery_report: RecoveryReport | None = None,
         producer_state: ProducerStateManager | None = None,
+        epoch_cache: LeaderEpochCache | None = None,
     ):
-        """Use `Log.open`; this wraps segments (and producer state) already loaded."""
+        """Use `Log.open`; this wraps segments (producer state, epoch cache) already loaded."""
         self.dir = Path(dir)
         self.config = config
         self._segments = segments  # SortedDict: base offset -> LogSegment
@@ -260,6 +274,7 @@ class Log:
             producer_state = ProducerStateManager(self.dir)
             producer_state.update_map_end_offset(log_end_offset)
         self._producer_state = producer_state
+        self._epoch_cache = epoch_cache if epoch_cache is not None else LeaderEpochCache(self.dir)
 
     @classmethod
     def open(
@@ -288,6 +303,7 @@ class Log:
         dir = Path(dir)
         dir.mkdir(parents=True, exist_ok=True)
         producer_state = ProducerStateManager(dir, producer_id_expiration_ms=producer_id_expiration_ms)
+        epoch_cache, rebuild_epochs = _open_epoch_cache(dir)
         loaded = load_log(
             dir,
             config,
@@ -297,7 +313,13 @@ class Log:
             had_clean_shutdown=had_clean_shutdown,
             rng=rng,
             producer_state=producer_state,
+            epoch_cache=epoch_cache,
         )
+        if rebuild_epochs:
+            for segment in loaded.segments.values():
+                for _, header in segment.scan_batch_headers(0):
+                    epoch_cache.assign_recovered(header.partition_leader_epoch, header.base_offset)
+            epoch_cache.truncate_from_start(loaded.log_start_offset)
         return cls(
             dir,
             config,
@@ -309,6 +331,7 @@ class Log:
             rng=rng,
             recovery_report=loaded.report,
             producer_state=producer_state,
+            epoch_cache=epoch_cache,
         )
 
     # -- state --
@@ -408,6 +431,35 @@ class Log:
         (Kafka runs this every `producer.id.expiration.check.interval.ms`.)"""
         self._last_now_ms = now_ms
         return self._producer_state.remove_expired_producers(now_ms)
+
+    # -- leader epochs --
+
+    @property
+    def leader_epoch_cache(self) -> LeaderEpochCache:
+        return self._epoch_cache
+
+    @property
+    def epoch_entries(self) -> list[EpochEntry]:
+        """The leader-epoch cache's entries (epoch, start offset), oldest first."""
+        return self._epoch_cache.entries
+
+    @property
+    def latest_epoch(self) -> int | None:
+        """The latest leader epoch that wrote (or is about to write) this log."""
+        return self._epoch_cache.latest_epoch
+
+    def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> bool:
+        """Record that `leader_epoch` begins at `start_offset` (a new leader, at its log
+        end offset, before its first append: Kafka's Partition.makeLeader)."""
+        self._check_open()
+        return self._epoch_cache.assign(leader_epoch, start_offset)
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) for OffsetForLeaderEpoch: the largest epoch at or below
+        `leader_epoch` this log knows and where it ended (the log end offset for the
+        latest); (-1, -1) when the log cannot tell (storage/leader_epoch_cache.py)."""
+        self._check_open()
+        return self._epoch_cache.end_offset_for(leader_epoch, self._log_end_offset)
 
     def update_config(self, config: LogConfig) -> None:
         """Use a new config from now on (segments already open keep their index settings)."""
@@ -532,6 +584,15 @@ class Log:
             or now_ms > bounds.max_now_ms
         ):
             segment = self._maybe_roll(size_bytes, max_timestamp_ms, first_offset, last_offset, now_ms)
+        # The epochs the batches carry, at their base offsets (Kafka's UnifiedLog.append).
+        epoch_cache = self._epoch_cache
+        if leader_epoch is not None:
+            if leader_epoch >= 0:
+                epoch_cache.assign(leader_epoch, first_offset)
+        else:
+            for (_, header), batch in zip(headers, batches):
+                if header.partition_leader_epoch >= 0:
+                    epoch_cache.assign(header.partition_leader_epoch, batch[0])
         position = segment.append(view, batches)
         if position == 0:
             self._roll_bounds = None  # the first batch sets the time segment.ms counts from
@@ -705,6 +766,9 @@ class Log:
         if offset < 0:
             raise ValueError(f"cannot truncate to a negative offset {offset}")
         if offset >= self._log_end_offset:
+            # An entry may start at the log end offset: a leader that assigned its epoch
+            # and wrote nothing in it (Kafka cuts the cache here too).
+            self._epoch_cache.truncate_from_end(self._log_end_offset)
             return False
         now_ms = self._now(now_ms)
         self._truncated()
@@ -717,6 +781,7 @@ class Log:
         active.truncate_to(offset, now_ms=now_ms)
         self._roll_bounds = None
         self._log_end_offset = active.read_next_offset()
+        self._epoch_cache.truncate_from_end(offset)
         self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
         self._recovery_point = min(self._recovery_point, self._log_end_offset)
         # Rewind the producers: latest snapshot at or below the new end, then replay.
@@ -741,6 +806,7 @@ class Log:
         segment.prepare_for_appends()
         fsync_dir(self.dir)
         self._log_start_offset = self._log_end_offset = self._recovery_point = new_offset
+        self._epoch_cache.clear_and_flush()
         self._producer_state.truncate_fully_and_start_at(new_offset)
 
     def advance_log_start_offset(self, offset: int) -> bool:
@@ -752,6 +818,7 @@ class Log:
         if offset <= self._log_start_offset:
             return False
         self._log_start_offset = offset
+        self._epoch_cache.truncate_from_start(offset)
         self._producer_state.on_log_start_offset_incremented(offset)
         return True
 
@@ -795,6 +862,7 @@ class Log:
             # segments go, then their producer snapshots.
             if deletion.log_start_offset > self._log_start_offset:
                 self._log_start_offset = deletion.log_start_offset
+                self._epoch_cache.truncate_from_start(deletion.log_start_offset)
                 self._producer_state.on_log_start_offset_incremented(deletion.log_start_offset)
             self._remove_and_delete([self._segments[base] for base in deletion.base_offsets], now_ms)
             self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
@@ -977,6 +1045,7 @@ class Log:
     def delete(self) -> None:
         """Close the files and remove the whole directory."""
         self.close_handlers()
+        self._epoch_cache.clear()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     @property
@@ -997,3 +1066,16 @@ class Log:
             f"Log({self.name}, log_start_offset={self._log_start_offset}, "
             f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
         )
+
+
+def _open_epoch_cache(dir: Path) -> tuple[LeaderEpochCache, bool]:
+    """The partition's leader-epoch cache, read from its file, and whether it must be
+    rebuilt from the log: a malformed file (which no crash makes: the file is replaced
+    atomically) is replaced by an empty one and the epochs are read back from the
+    batches. (Kafka takes the log directory offline instead; pylog has no such state.)"""
+    try:
+        return LeaderEpochCache(dir), False
+    except CorruptCheckpoint as exc:
+        logger.warning("%s: %s; rebuilding the leader-epoch cache from the log's batches", dir.name, exc)
+        (dir / files.LEADER_EPOCH_CHECKPOINT_FILE_NAME).unlink()
+        return LeaderEpochCache(dir), True

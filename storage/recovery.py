@@ -41,6 +41,11 @@ latest valid snapshot at or below the log end offset is loaded, and the batch he
 after it are replayed -- nothing after a clean shutdown, whose snapshot sits at the log
 end offset; everything after the last snapshot after a crash.
 
+The leader-epoch cache (storage/leader_epoch_cache.py), read from its file before
+loading, gets back the epochs of the batches each recovered segment holds, and is then
+cut to the log end offset and the checkpointed log start offset (emptied when all
+segments went).
+
 Everything that recovery changed goes into ONE log line per partition (WARNING when data
 was dropped, INFO otherwise; DEBUG for a clean load that changed nothing).
 
@@ -60,6 +65,7 @@ from sortedcontainers import SortedDict
 from storage import files
 from storage.config import LogConfig
 from storage.errors import CorruptIndex
+from storage.leader_epoch_cache import LeaderEpochCache
 from storage.offset_index import OffsetIndex
 from storage.producer_state import ProducerStateManager, rebuild_producer_state
 from storage.segment import LogSegment
@@ -141,26 +147,29 @@ def load_log(
     had_clean_shutdown: bool = False,
     rng: random.Random | None = None,
     producer_state: ProducerStateManager | None = None,
+    epoch_cache: LeaderEpochCache | None = None,
 ) -> LoadedLog:
     """Open every segment of `dir`, recovering as the module docstring describes, and
-    rebuild `producer_state` (when given) up to the log end offset."""
+    rebuild `producer_state` (when given) up to the log end offset. `epoch_cache` (when
+    given, read from its file) gets the epochs of the recovered segments and is then
+    truncated to the log end offset and to `log_start_offset`."""
     dir = Path(dir)
     rng = rng or random.Random()
     report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
 
     swap_files = _remove_temp_files_and_collect_swap_files(dir, report)
     _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
-    segments, recovered = _load_segments(dir, config, now_ms, rng, report)
+    segments, recovered = _load_segments(dir, config, now_ms, rng, report, epoch_cache)
 
     if not had_clean_shutdown:
-        _recover_after_recovery_point(segments, recovery_point, recovered, report)
+        _recover_after_recovery_point(segments, recovery_point, recovered, report, epoch_cache)
     elif segments:
         active = segments.peekitem(-1)[1]
         try:
             active.sanity_check_indexes()
         except CorruptIndex as exc:
             report.errors.append(str(exc))
-            _recover_segment(active, report, rebuild_only=True)
+            _recover_segment(active, report, rebuild_only=True, epoch_cache=epoch_cache)
 
     log_end_offset = segments.peekitem(-1)[1].read_next_offset() if segments else log_start_offset
     if segments and log_end_offset < log_start_offset:
@@ -171,6 +180,8 @@ def load_log(
         for segment in list(segments.values()):
             _delete_segment(segments, segment, report)
         log_end_offset = log_start_offset
+        if epoch_cache is not None:
+            epoch_cache.clear_and_flush()
     if not segments:
         segments[log_start_offset] = LogSegment(
             dir, log_start_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
@@ -178,6 +189,12 @@ def load_log(
         log_end_offset = log_start_offset
     segments.peekitem(-1)[1].prepare_for_appends()
 
+    if epoch_cache is not None:
+        # The file may be ahead of the log (epochs assigned, then their batches lost in
+        # the crash) or behind its start (a log start move not written): clamp it, with
+        # the checkpointed log start offset, as Kafka's LogLoader does.
+        epoch_cache.truncate_from_end(log_end_offset)
+        epoch_cache.truncate_from_start(log_start_offset)
     log_start_offset = max(log_start_offset, segments.peekitem(0)[0])
     if had_clean_shutdown:
         recovery_point = log_end_offset
@@ -262,7 +279,8 @@ def _complete_interrupted_swaps(
 
 
 def _load_segments(
-    dir: Path, config: LogConfig, now_ms: int, rng: random.Random, report: RecoveryReport
+    dir: Path, config: LogConfig, now_ms: int, rng: random.Random, report: RecoveryReport,
+    epoch_cache: LeaderEpochCache | None,
 ) -> tuple[SortedDict, set[int]]:
     """Pass 4: a segment per `.log`; delete orphan indexes; rebuild missing or misshapen
     index files. Returns the segments and the base offsets already recovered."""
@@ -287,7 +305,7 @@ def _load_segments(
             problem = _index_file_problem(segment)
             if problem is not None:
                 report.errors.append(problem)
-                _recover_segment(segment, report, rebuild_only=True)
+                _recover_segment(segment, report, rebuild_only=True, epoch_cache=epoch_cache)
                 recovered.add(base_offset)
             segments[base_offset] = segment
     return segments, recovered
@@ -309,7 +327,8 @@ def _index_file_problem(segment: LogSegment) -> str | None:
 
 
 def _recover_after_recovery_point(
-    segments: SortedDict, recovery_point: int, recovered: set[int], report: RecoveryReport
+    segments: SortedDict, recovery_point: int, recovered: set[int], report: RecoveryReport,
+    epoch_cache: LeaderEpochCache | None,
 ) -> None:
     """Recover every segment from the one holding the recovery point; at the first
     truncation, delete every later segment."""
@@ -321,7 +340,7 @@ def _recover_after_recovery_point(
         if segment.base_offset in recovered:
             result_truncated = False
         else:
-            result = _recover_segment(segment, report, rebuild_only=False)
+            result = _recover_segment(segment, report, rebuild_only=False, epoch_cache=epoch_cache)
             result_truncated = result.truncated_bytes > 0
         if result_truncated:
             for later in unflushed[index + 1 :]:
@@ -331,8 +350,9 @@ def _recover_after_recovery_point(
             break
 
 
-def _recover_segment(segment: LogSegment, report: RecoveryReport, *, rebuild_only: bool):
-    result = segment.recover()
+def _recover_segment(segment: LogSegment, report: RecoveryReport, *, rebuild_only: bool,
+                     epoch_cache: LeaderEpochCache | None = None):
+    result = segment.recover(epoch_cache)
     if rebuild_only:
         report.index_rebuilds += 1
     else:

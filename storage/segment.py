@@ -83,6 +83,7 @@ from storage import files
 from storage.config import LogConfig
 from storage.errors import SegmentOffsetOverflow
 from storage.index import RELATIVE_OFFSET_MAX
+from storage.leader_epoch_cache import LeaderEpochCache
 from storage.offset_index import OffsetIndex
 from storage.time_index import NO_TIMESTAMP, TimeIndex, TimestampOffset
 
@@ -591,12 +592,16 @@ class LogSegment:
         self.offset_index.sanity_check(self._size_bytes)
         self.time_index.sanity_check()
 
-    def recover(self) -> SegmentRecovery:
+    def recover(self, epoch_cache: LeaderEpochCache | None = None) -> SegmentRecovery:
         """Validate every batch, truncate at the first bad one, rebuild both indexes.
 
         A batch is good when its header is whole, its magic is 2, its batch_length fits
         the file, its CRC-32C matches, its counts are sane, and its base offset is at
         least the segment's base offset and the previous batch's next offset.
+
+        Each good batch goes to `epoch_cache.assign_recovered` (Kafka's LogSegment.recover
+        rule): epochs of batches written after the cache's file was last written come
+        back.
         """
         offset_index, time_index = self.offset_index, self.time_index
         offset_index.reset()
@@ -641,6 +646,8 @@ class LogSegment:
                 if not time_index.is_full():
                     time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset)
                 last_index_entry = position
+            if epoch_cache is not None:
+                epoch_cache.assign_recovered(header.partition_leader_epoch, header.base_offset)
             position += header.size_bytes
             next_offset = header.next_offset
             valid_batches += 1

@@ -1,12 +1,14 @@
 """OffsetForLeaderEpoch (key 23): where did a leader epoch end?
 
 Consumers (librdkafka ≥ 2.1, kafka-python) ask this after a leader change to check that
-their position is still on the log (KIP-320). The answer is the end offset of the
-largest epoch at or below the one asked about, from the partition's epoch history
-(`Partition.end_offset_for_epoch`): the current epoch ends at the log end offset, an
-epoch the log has never seen (above the current one, or -1) gets UNDEFINED_EPOCH_OFFSET
-(leader epoch -1, end offset -1). The epoch the client believes current is checked
-first (`Partition.check_leader_epoch`).
+their position is still on the log (KIP-320); followers ask it to find where their log
+diverges from the leader's. The answer is the largest epoch at or below the one asked
+about and where it ended, from the log's leader-epoch cache
+(`Partition.end_offset_for_epoch`, storage/leader_epoch_cache.py): the latest epoch ends
+at the log end offset, a later epoch ends where the next one starts, an epoch older than
+every entry ends where the first entry starts, and one the log has never seen (above
+the latest, or -1) gets UNDEFINED_EPOCH_OFFSET (leader epoch -1, end offset -1). The
+epoch the client believes current is checked first (`Partition.check_leader_epoch`).
 """
 
 from __future__ import annotations

@@ -179,7 +179,8 @@ def listed_offsets(bootstrap_servers: str) -> tuple[int, int]:
 def check_files(data_dir, where: str) -> None:
     names = os.listdir(partition_dir(data_dir, TOPIC, 0))
     assert not [name for name in names if name.endswith(IN_TRANSIT)], f"{where}: files left in transit: {sorted(names)}"
-    odd = [name for name in names if name != "partition.metadata" and not name.endswith(SEGMENT_SUFFIXES)]
+    odd = [name for name in names if name not in ("partition.metadata", "leader-epoch-checkpoint")
+           and not name.endswith(SEGMENT_SUFFIXES)]
     assert not odd, f"{where}: unexpected files {odd}"
     for name in names:
         if name.endswith(".log"):

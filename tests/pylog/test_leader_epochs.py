@@ -115,7 +115,7 @@ def test_every_api_checks_the_current_leader_epoch_through_the_partition(kafka_b
     # a client at epoch 1 is fenced, one at 3 is ahead, one at 2 or not saying (-1) is served.
     client = RawClient(kafka_broker.bootstrap_servers)
     produce_three(client, "checked")
-    kafka_broker.call(lambda: setattr(kafka_broker.broker.partition("checked", 0), "leader_epoch", 2))
+    kafka_broker.call(lambda: kafka_broker.broker.partition("checked", 0).make_leader(2))
     cases = {1: ErrorCode.FENCED_LEADER_EPOCH, 3: ErrorCode.UNKNOWN_LEADER_EPOCH, 2: ErrorCode.NONE, -1: ErrorCode.NONE}
     for current, code in cases.items():
         fetched = client.request(FETCH, 12, fetch_request("checked", 0, current_leader_epoch=current))
@@ -139,3 +139,50 @@ def test_which_negative_current_epochs_mean_not_said(kafka_broker):
     assert fetched.responses[0].partitions[0].error_code == ErrorCode.NONE
     assert listed.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
     assert ended.topics[0].partitions[0].error_code == ErrorCode.FENCED_LEADER_EPOCH
+
+
+def test_a_new_partition_records_epoch_zero_in_its_leader_epoch_checkpoint(kafka_broker):
+    # Kafka 4.1.1 writes `0 1 / 0 0` when the partition's leader starts, before any record
+    # (measured: tests/compat/test_leader_epoch_checkpoint.py).
+    client = RawClient(kafka_broker.bootstrap_servers)
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("fresh", 1))
+    path = kafka_broker.call(lambda: kafka_broker.broker.partition("fresh", 0).log.dir) / "leader-epoch-checkpoint"
+    assert path.read_bytes() == b"0\n1\n0 0\n"
+    produce_three(client, "fresh")
+    assert path.read_bytes() == b"0\n1\n0 0\n"
+
+
+def test_offset_for_leader_epoch_answers_from_the_epoch_cache_after_a_leader_change(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    produce_three(client, "changed")
+    partition = kafka_broker.call(lambda: kafka_broker.broker.partition("changed", 0))
+    kafka_broker.call(lambda: partition.make_leader(2))
+    produce_three(client, "changed")
+    assert (partition.log.dir / "leader-epoch-checkpoint").read_bytes() == b"0\n2\n0 0\n2 3\n"
+    fetched = client.request(FETCH, 12, fetch_request("changed", 3)).responses[0].partitions[0]
+    assert read_batch_header(fetched.records).partition_leader_epoch == 2
+    expected = {-1: (-1, -1), 0: (0, 3), 1: (0, 3), 2: (2, 6), 3: (-1, -1)}
+    for leader_epoch, (epoch, end_offset) in expected.items():
+        answer = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("changed", leader_epoch, 2)).topics[0].partitions[0]
+        assert (answer.error_code, answer.leader_epoch, answer.end_offset) == (ErrorCode.NONE, epoch, end_offset), \
+            leader_epoch
+    # An epoch not above the current one is no leader change: nothing is recorded.
+    kafka_broker.call(lambda: partition.make_leader(1))
+    assert partition.leader_epoch == 2
+    assert partition.log.epoch_entries == [(0, 0), (2, 3)]
+
+
+def test_the_leader_epoch_and_its_history_survive_a_restart(tmp_path):
+    with EmbeddedBroker(tmp_path) as embedded:
+        client = RawClient(embedded.bootstrap_servers)
+        embedded.call(lambda: embedded.broker.create_topic("kept", 1))
+        produce_three(client, "kept")
+        embedded.call(lambda: embedded.broker.partition("kept", 0).make_leader(4))
+        produce_three(client, "kept")
+        embedded.restart()
+        partition = embedded.call(lambda: embedded.broker.partition("kept", 0))
+        assert partition.leader_epoch == 4
+        assert partition.log.epoch_entries == [(0, 0), (4, 3)]
+        client = RawClient(embedded.bootstrap_servers)
+        answer = client.request(OFFSET_FOR_LEADER_EPOCH, 4, epoch_request("kept", 0, -1)).topics[0].partitions[0]
+        assert (answer.leader_epoch, answer.end_offset) == (0, 3)

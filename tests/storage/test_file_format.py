@@ -87,4 +87,8 @@ def test_file_names_are_twenty_digit_base_offsets(tmp_path):
     # Producer snapshots, as Kafka writes them even with no idempotent producer: one at
     # each rolled-to base offset and one at the log end offset on close.
     expected += [f"{offset:020d}.snapshot" for offset in [*bases[1:], end]]
+    # And the leader-epoch checkpoint, created (empty here: no batch carried an epoch)
+    # when the log opens, as Kafka creates it.
+    expected.append("leader-epoch-checkpoint")
     assert names == sorted(expected)
+    assert (tmp_path / "t-0" / "leader-epoch-checkpoint").read_bytes() == b""
