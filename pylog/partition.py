@@ -7,8 +7,9 @@
     last_stable_offset    offsets below it belong to no open transaction; consumers with
                           isolation_level=read_committed read up to it; without open
                           transactions it equals the HW
-    leader_epoch          bumped on every leadership change; one node keeps it at 0,
-                          stamped into every appended batch (partitionLeaderEpoch)
+    leader_epoch          bumped on every leadership change (on one node: +2 at each
+                          start, see pylog/metadata.py), stamped into every appended
+                          batch (partitionLeaderEpoch)
 
 The broker keeps these names even on one node so that replication does not reshape the
 code later. Every method runs on the broker's event loop; the loop serializes access to
