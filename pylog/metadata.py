@@ -7,8 +7,9 @@ blocks (Kafka's `ProducerIdsRecord`) in another (pylog/producer_ids.py):
 
     <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id,
                                        directory.id
-    <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count and
-                                       config overrides; plus the last broker epoch
+    <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count, config
+                                       overrides and each partition's leader epoch; plus
+                                       the last broker epoch
     <log.dir>/<topic>-<p>/partition.metadata
                                        Kafka's format: "version: 0" / "topic_id: <base64>",
                                        no newline after the last line
@@ -18,6 +19,17 @@ count only grows. The broker epoch grows at every start, crashes included: in Ka
 (KRaft) it is the offset of the broker's registration record in the metadata log, new at
 every start, and what a clean shutdown writes into `.kafka_cleanshutdown`; here `load`
 takes the saved one plus one and saves it.
+
+Leader epochs. A partition starts at leader epoch 0 and, in Kafka, its epoch grows by one
+at every leadership change the controller records (REPLICATION.md, "Leader election and
+epochs"). On a single KRaft node every start makes two: the controller fences the
+broker's previous registration (a clean shutdown's controlled shutdown does it first; after
+a kill -9 the new registration does), leaving each partition without a leader, then
+unfences the new one, which leads again. Measured on Kafka 4.1.1: a partition created at
+epoch 0 is at 2 after a clean restart, at 4 after a kill -9 and another start, and the
+batches written meanwhile carry those epochs. So `load` adds 2 to every partition's epoch,
+saved per partition in `pylog-topics.json`; a partition created while the broker runs
+starts at 0.
 
 Which partition directories the broker hosts (`stray_reason`): those of a known topic,
 below its partition count, whose `partition.metadata` names the topic's id. Any other
@@ -46,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TOPICS_FILE = "pylog-topics.json"
+LEADER_EPOCH_BUMPS_PER_START = 2
 META_PROPERTIES = "meta.properties"
 PARTITION_METADATA = "partition.metadata"
 
@@ -76,6 +89,10 @@ class TopicInfo:
     num_partitions: int
     configs: dict[str, str] = field(default_factory=dict)  # overrides only, Kafka names
     deleting: bool = False  # saved before the logs are removed; a restart finishes the delete
+    leader_epochs: list[int] = field(default_factory=list)  # per partition, see "Leader epochs"
+
+    def __post_init__(self) -> None:
+        self.leader_epochs = (list(self.leader_epochs) + [0] * self.num_partitions)[:self.num_partitions]
 
     @property
     def is_internal(self) -> bool:
@@ -107,9 +124,13 @@ class ClusterMetadata:
             state = json.loads(path.read_text(encoding="utf-8"))
             for name, entry in state.get("topics", {}).items():
                 metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
-                                                  dict(entry.get("configs", {})), entry.get("deleting", False))
+                                                  dict(entry.get("configs", {})), entry.get("deleting", False),
+                                                  list(entry.get("leader_epochs", [])))
             metadata.broker_epoch = state.get("broker_epoch", 0)
         metadata.broker_epoch += 1  # this start's registration
+        for topic in metadata.topics.values():
+            # the previous registration fenced (leader none), this one unfenced (leader again)
+            topic.leader_epochs = [epoch + LEADER_EPOCH_BUMPS_PER_START for epoch in topic.leader_epochs]
         metadata.save()
         return metadata
 
@@ -129,7 +150,7 @@ class ClusterMetadata:
     def save(self) -> None:
         state = {
             "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions, "configs": t.configs,
-                                **({"deleting": True} if t.deleting else {})}
+                                "leader_epochs": t.leader_epochs, **({"deleting": True} if t.deleting else {})}
                        for t in sorted(self.topics.values(), key=lambda t: t.name)},
             "broker_epoch": self.broker_epoch,
         }
@@ -172,7 +193,9 @@ class ClusterMetadata:
         return topic
 
     def set_partition_count(self, name: str, num_partitions: int) -> None:
-        self.topics[name].num_partitions = num_partitions
+        topic = self.topics[name]
+        topic.leader_epochs += [0] * (num_partitions - topic.num_partitions)   # new partitions start at 0
+        topic.num_partitions = num_partitions
         self.save()
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:

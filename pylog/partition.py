@@ -7,8 +7,9 @@
     last_stable_offset    offsets below it belong to no open transaction; consumers with
                           isolation_level=read_committed read up to it; without open
                           transactions it equals the HW
-    leader_epoch          bumped on every leadership change; one node keeps it at 0,
-                          stamped into every appended batch (partitionLeaderEpoch)
+    leader_epoch          bumped on every leadership change (on one node: +2 at each
+                          start, see pylog/metadata.py), stamped into every appended
+                          batch (partitionLeaderEpoch)
 
 The current leader epoch is the partition's (what the controller decided; one node: the
 latest epoch the log's cache holds, else 0); the history of epochs, which epoch wrote
