@@ -1,8 +1,9 @@
 """Leader epochs, fetch sessions and the cluster id, over a real socket.
 
-One pylog node keeps every partition at leader epoch 0: it stamps 0
-into stored batches, answers OffsetForLeaderEpoch v2 (all librdkafka implements) with the
-log end offset for epoch 0, and tells clients that believe in another epoch so."""
+A partition created on a running pylog node is at leader epoch 0 (each start adds 2, as on
+a single KRaft node: tests/integration/test_restart.py): it stamps its epoch into stored
+batches, answers OffsetForLeaderEpoch (v2 is all librdkafka implements) from the log's
+epoch cache, and tells clients that believe in another epoch so."""
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, ListOffsetsRequest, OffsetForLeaderEpochRequest, ProduceRequest
