@@ -103,7 +103,10 @@ Deletion. Segments removed by truncation, retention, by moving the log start off
 by a compaction's swap are renamed
 `*.deleted` at once and their files removed `file.delete.delay.ms` later
 (`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
-file descriptor. A crash in between leaves `.deleted` files, which the next load removes.
+file descriptor. The producer snapshot at a deleted segment's base offset goes with it,
+renamed `<offset>.snapshot.deleted` (Kafka's rule; a snapshot at no deleted segment's base
+stays until the next load removes it as a stray). A crash in between leaves `.deleted`
+files, which the next load removes.
 Several segments are renamed oldest first, so a crash in the middle of a deletion leaves
 a suffix of the segments; the next load's log start offset is at least the first one's
 base offset.
@@ -259,7 +262,8 @@ class Log:
         self._rng = rng
         self._last_now_ms = now_ms
         self._last_flush_ms = now_ms
-        self._pending_deletes: list[tuple[int, LogSegment]] = []
+        # (when, segment, its producer snapshot renamed `.snapshot.deleted` or None)
+        self._pending_deletes: list[tuple[int, LogSegment, Path | None]] = []
         # What rolls left to fsync (see "Flush policy"): the recovery point the older
         # segments allow once fsynced (0: nothing pending), and snapshots not fsynced yet.
         self._pending_flush_offset = 0
@@ -796,7 +800,8 @@ class Log:
         self._check_open()
         now_ms = self._now(now_ms)
         self._truncated()
-        self._remove_and_delete(list(self._segments.values()), now_ms)
+        # the producer state forgets every snapshot at once below (Kafka's truncateFullyAndStartAt)
+        self._remove_and_delete(list(self._segments.values()), now_ms, snapshots=False)
         segment = LogSegment(
             self.dir, new_offset, self.config, now_ms=now_ms,
             roll_jitter_ms=self.config.random_segment_jitter_ms(self._rng),
@@ -865,20 +870,24 @@ class Log:
                 self._epoch_cache.truncate_from_start(deletion.log_start_offset)
                 self._producer_state.on_log_start_offset_incremented(deletion.log_start_offset)
             self._remove_and_delete([self._segments[base] for base in deletion.base_offsets], now_ms)
-            self._producer_state.delete_snapshots_before(self._segments.peekitem(0)[0])
         return deletions
 
-    def _remove_and_delete(self, segments: Sequence[LogSegment], now_ms: int) -> None:
+    def _remove_and_delete(self, segments: Sequence[LogSegment], now_ms: int, *, snapshots: bool = True) -> None:
+        """Take `segments` out of the log and delete them (see "Deletion"); with
+        `snapshots`, the producer snapshot at each one's base offset goes with it, renamed
+        `.snapshot.deleted` (Kafka's deleteProducerSnapshots)."""
         if not segments:
             return
         delay_ms = self.config.file_delete_delay_ms
         for segment in segments:
             self._segments.pop(segment.base_offset, None)
             segment.change_suffix(files.DELETED_FILE_SUFFIX)
+            snapshot = self._producer_state.mark_snapshot_for_deletion(segment.base_offset) if snapshots else None
             if delay_ms == 0:
                 segment.delete()
+                _unlink_if_present(snapshot)
             else:
-                self._pending_deletes.append((now_ms + delay_ms, segment))
+                self._pending_deletes.append((now_ms + delay_ms, segment, snapshot))
         self._segments_changed()
         self._pending_deletes.sort(key=lambda item: item[0])
         fsync_dir(self.dir)
@@ -903,23 +912,22 @@ class Log:
             self._segments[segment.base_offset] = segment
             self._segments_changed()
 
+        new_bases = {segment.base_offset for segment in new_segments}
         cleaner_swap.replace_segments(
             self.dir, new_segments, old_segments,
-            delete_old=lambda segment: self._remove_and_delete([segment], now_ms),
+            delete_old=lambda segment: self._remove_and_delete(
+                [segment], now_ms, snapshots=segment.base_offset not in new_bases),
             add_new=add_new, on_step=on_step,
         )
-        new_bases = {segment.base_offset for segment in new_segments}
-        for old in old_segments:
-            if old.base_offset not in new_bases:
-                self._producer_state.delete_snapshot(old.base_offset)
 
     def delete_expired_files(self, now_ms: int) -> int:
         """Remove the `.deleted` files whose `file.delete.delay.ms` has passed."""
         self._last_now_ms = now_ms
-        due = [segment for deadline, segment in self._pending_deletes if deadline <= now_ms]
-        self._pending_deletes = [(d, s) for d, s in self._pending_deletes if d > now_ms]
-        for segment in due:
+        due = [(segment, snapshot) for deadline, segment, snapshot in self._pending_deletes if deadline <= now_ms]
+        self._pending_deletes = [pending for pending in self._pending_deletes if pending[0] > now_ms]
+        for segment, snapshot in due:
             segment.delete()
+            _unlink_if_present(snapshot)
         return len(due)
 
     # -- flushing --
@@ -1027,8 +1035,9 @@ class Log:
             # one gets its final index changes now, and they must be durable before
             # the clean-shutdown marker is written.
             segment.close(sync=segment is active)
-        for _, segment in self._pending_deletes:
+        for _, segment, snapshot in self._pending_deletes:
             segment.delete()
+            _unlink_if_present(snapshot)
         self._pending_deletes = []
         self._closed = True
 
@@ -1038,7 +1047,7 @@ class Log:
             return
         for segment in self._segments.values():
             segment.close_handlers()
-        for _, segment in self._pending_deletes:
+        for _, segment, _ in self._pending_deletes:
             segment.close_handlers()
         self._closed = True
 
@@ -1079,3 +1088,11 @@ def _open_epoch_cache(dir: Path) -> tuple[LeaderEpochCache, bool]:
         logger.warning("%s: %s; rebuilding the leader-epoch cache from the log's batches", dir.name, exc)
         (dir / files.LEADER_EPOCH_CHECKPOINT_FILE_NAME).unlink()
         return LeaderEpochCache(dir), True
+
+
+def _unlink_if_present(path: Path | None) -> None:
+    if path is not None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass

@@ -538,16 +538,19 @@ class ProducerStateManager:
         self._map_end_offset = offset
         self._last_snapshot_offset = 0
 
-    def delete_snapshots_before(self, offset: int) -> int:
-        """Delete the snapshots below `offset` (their segments are gone); return how many."""
-        doomed = [snapshot_offset for snapshot_offset in self._snapshots.keys() if snapshot_offset < offset]
-        for snapshot_offset in doomed:
-            self._remove_snapshot(snapshot_offset)
-        return len(doomed)
-
-    def delete_snapshot(self, offset: int) -> None:
-        """Delete the snapshot at `offset`, if any (its segment was replaced by the cleaner)."""
-        self._remove_snapshot(offset)
+    def mark_snapshot_for_deletion(self, offset: int) -> Path | None:
+        """Forget the snapshot at `offset` and rename it `<offset>.snapshot.deleted`, to be
+        removed with the files of the segment that starts there (Kafka's
+        removeAndMarkSnapshotForDeletion); its new path, or None if there was none."""
+        path = self._snapshots.pop(offset, None)
+        if path is None:
+            return None
+        doomed = path.with_name(path.name + files.DELETED_FILE_SUFFIX)
+        try:
+            path.replace(doomed)
+        except FileNotFoundError:
+            return None
+        return doomed
 
     def remove_stray_snapshots(self, segment_base_offsets: Iterable[int]) -> None:
         """Re-read the directory, then delete every snapshot that does not sit at a
