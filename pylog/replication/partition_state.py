@@ -55,12 +55,13 @@ member has fetched in the new epoch up to the new value. A leader that stays lea
 through a new epoch keeps its followers' LEOs.
 
 Invariants (checked against a model in tests/pylog/replication/test_partition_state.py):
-  - the HW never decreases, and log start <= HW <= LEO;
+  - while this broker leads the HW never decreases, and log start <= HW <= LEO;
   - when the HW rises to h, every maximal-ISR follower had LEO >= h at that moment;
-  - the committed ISR contains only assigned replicas, the leader first among equals;
-    maximal ISR = ISR, or ISR + one joining follower;
-  - at most one AlterPartition is in flight, and a request is sent only from Committed;
-  - a done acks=-1 produce has its required offset below the HW.
+  - maximal ISR = ISR, or ISR + one joining follower; the ISR itself changes only by
+    metadata (make_leader) or an accepted AlterPartition;
+  - at most one AlterPartition is in flight: a request is proposed only from Committed,
+    and always for the current leader and partition epochs;
+  - an acks=-1 produce is done exactly when the HW has reached its required offset.
 
 Access: the broker's event loop serializes every call; the object is not thread-safe.
 """
@@ -136,7 +137,7 @@ class PartitionState:
         self.replicas: tuple[int, ...] = ()
         self.followers: dict[int, FollowerState] = {}        # kept while leader
         self.isr_state: IsrState = CommittedIsr(())
-        self.brokers: dict[int, RegisteredBroker] = {}
+        self.brokers: Mapping[int, RegisteredBroker] = {}
         self.log_start_offset = 0
         self.log_end_offset = 0
         self.high_watermark = 0
@@ -175,9 +176,11 @@ class PartitionState:
     # -- metadata --------------------------------------------------------------------
 
     def update_brokers(self, brokers: Mapping[int, RegisteredBroker]) -> None:
-        """The registered brokers as the cluster metadata now shows them (absent: not
-        registered). Eligibility is read at the next event; this alone moves nothing."""
-        self.brokers = dict(brokers)
+        """The registered brokers as the cluster metadata shows them (absent: not
+        registered). The mapping is kept, not copied: a broker may hand every partition the
+        same one and update it in place. Eligibility is read at the next event; a change
+        alone moves nothing (as in Kafka, where a broker's fencing retries no HW)."""
+        self.brokers = brokers
 
     def make_leader(self, *, leader_epoch: int, partition_epoch: int, replicas: Iterable[int],
                     isr: Iterable[int], log_start_offset: int, log_end_offset: int,

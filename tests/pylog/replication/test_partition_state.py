@@ -516,3 +516,479 @@ class TestAcksAll:
         p.make_follower(leader_id=1, leader_epoch=6, partition_epoch=2, replicas=(0, 1, 2))
         assert p.check_append(-1) == ErrorCode.NOT_LEADER_OR_FOLLOWER
         assert p.check_enough_replicas_reach_offset(1) == AcksVerdict(False, ErrorCode.NOT_LEADER_OR_FOLLOWER)
+
+
+# =======================================================================================
+# Part 2: random events against a model that keeps only the history
+# =======================================================================================
+#
+# The model stores facts: every follower fetch (time, offset, broker epoch, the leader's
+# LEO when it arrived) since this broker became leader, the point where each follower's
+# lag bookkeeping last restarted (a new leader epoch), the leader's LEO, the committed ISR
+# and the one proposal in flight. Every derived quantity (a follower's LEO, its last
+# caught-up time, who the HW waits for, the HW a trigger yields, who is out of sync, the
+# request a proposal sends, the produce verdicts) is recomputed from those facts each time
+# it is asked for, by the rules as REPLICATION.md §2 states them.
+#
+# Rules of the machine: leader append, follower fetch (any offset up to the leader's LEO,
+# with the registered, no, a stale or a newer broker epoch; or from a non-replica), time
+# passing, the isr-expiration tick, AlterPartition answers (accepted at the next, the same,
+# an older partition epoch or another leader epoch; refused with each kind of error),
+# answers to requests that are no longer pending, new metadata (same leader epoch, new
+# leader epoch, older partition epoch), leadership moving away and coming back (with a
+# new log end and an HW from its follower days), brokers fenced / shutting down /
+# re-registered / unregistered, produces with acks -1, 0, 1, min.insync.replicas changes.
+# After every step: the machine's HW, ISR, maximal ISR, epochs and follower records equal
+# the model's, and the invariants of partition_state.py hold.
+
+MODEL_LAG_MS = 1000
+
+
+@dataclass(frozen=True)
+class FetchFact:
+    time_ms: int
+    offset: int
+    broker_epoch: int
+    leader_log_end_offset: int
+
+
+@dataclass(frozen=True)
+class LagRestart:
+    """Where a follower's lag bookkeeping starts again (a new leader epoch)."""
+
+    caught_up_ms: int
+    leader_log_end_offset: int
+    fetch_time_ms: int
+    first_fetch: int          # index into the follower's fetch facts
+
+
+@dataclass
+class Proposal:
+    kind: str                  # "expand" or "shrink"
+    members: tuple[int, ...]   # the joining one, or those leaving
+    new_isr: tuple[int, ...]
+    request: AlterPartitionRequest
+    last_committed: tuple[int, ...]
+
+
+@dataclass
+class Model:
+    replicas: tuple[int, ...]
+    min_isr: int
+    brokers: dict[int, RegisteredBroker]
+    leading: bool = False
+    leader_epoch: int = -1
+    partition_epoch: int = 0
+    epoch_start_offset: int | None = None
+    log_start_offset: int = 0
+    log_end_offset: int = 0
+    high_watermark: int = 0
+    committed: tuple[int, ...] = ()
+    proposal: Proposal | None = None
+    fetches: dict[int, list[FetchFact]] = field(default_factory=dict)
+    restarts: dict[int, LagRestart] = field(default_factory=dict)
+
+    # -- facts -> quantities ---------------------------------------------------------
+
+    @property
+    def followers(self) -> tuple[int, ...]:
+        return tuple(r for r in self.replicas if r != LOCAL)
+
+    def leo(self, r: int) -> int:
+        facts = self.fetches.get(r, [])
+        return facts[-1].offset if facts else UNKNOWN_OFFSET
+
+    def fetch_epoch(self, r: int) -> int | None:
+        facts = self.fetches.get(r, [])
+        return facts[-1].broker_epoch if facts else None
+
+    def last_caught_up_ms(self, r: int) -> int:
+        start = self.restarts[r]
+        facts = self.fetches.get(r, [])[start.first_fetch:]
+        times = [start.caught_up_ms]
+        for i, f in enumerate(facts):
+            if f.offset >= f.leader_log_end_offset:
+                times.append(f.time_ms)
+                continue
+            leader_leo_before = max([start.leader_log_end_offset] + [g.leader_log_end_offset for g in facts[:i]])
+            if f.offset >= leader_leo_before:
+                times.append(facts[i - 1].time_ms if i else start.fetch_time_ms)
+        return max(times)
+
+    def caught_up(self, r: int, now_ms: int) -> bool:
+        return self.leo(r) == self.log_end_offset or now_ms - self.last_caught_up_ms(r) <= MODEL_LAG_MS
+
+    def eligible(self, r: int) -> bool:
+        b = self.brokers.get(r)
+        epoch = self.fetch_epoch(r)
+        return (b is not None and not b.fenced and not b.in_controlled_shutdown and epoch is not None
+                and epoch in (-1, b.broker_epoch))
+
+    def maximal(self) -> tuple[int, ...]:
+        if self.proposal is not None and self.proposal.kind == "expand":
+            return self.committed + self.proposal.members
+        return self.committed
+
+    @property
+    def effective_min_isr(self) -> int:
+        return min(self.min_isr, len(self.replicas))
+
+    def hw_target(self, now_ms: int) -> int | None:
+        if len(self.committed) < self.effective_min_isr:
+            return None
+        waited_for = [r for r in self.followers
+                      if r in self.maximal() or (self.caught_up(r, now_ms) and self.eligible(r))]
+        return min([self.log_end_offset] + [self.leo(r) for r in waited_for])
+
+    def retry_hw(self, now_ms: int) -> bool:
+        target = self.hw_target(now_ms)
+        if target is not None and target > self.high_watermark:
+            self.high_watermark = target
+            return True
+        return False
+
+    def request_for(self, new_isr: tuple[int, ...]) -> AlterPartitionRequest:
+        members = tuple((r, LOCAL_EPOCH if r == LOCAL else (self.fetch_epoch(r) if self.fetch_epoch(r) is not None
+                                                            else -1)) for r in new_isr)
+        return AlterPartitionRequest(LOCAL, LOCAL_EPOCH, self.leader_epoch, self.partition_epoch, members)
+
+    def verdict(self, required_offset: int) -> AcksVerdict:
+        if not self.leading:
+            return AcksVerdict(False, ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        if self.high_watermark < required_offset:
+            return AcksVerdict(False, ErrorCode.NONE)
+        if len(self.maximal()) < self.effective_min_isr:
+            return AcksVerdict(True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+        return AcksVerdict(True, ErrorCode.NONE)
+
+    # -- events ----------------------------------------------------------------------
+
+    def lead(self, leader_epoch, partition_epoch, isr, log_start_offset, log_end_offset, high_watermark, now_ms):
+        if partition_epoch < self.partition_epoch:
+            return None
+        newly = not self.leading
+        if newly:
+            self.fetches = {r: [] for r in self.followers}
+            self.high_watermark = min(max(high_watermark, log_start_offset), log_end_offset)
+        self.committed = tuple(isr)
+        self.proposal = None
+        self.log_start_offset, self.log_end_offset = log_start_offset, log_end_offset
+        if leader_epoch > self.leader_epoch:
+            for r in self.followers:
+                in_isr = r in isr
+                self.restarts[r] = LagRestart(
+                    caught_up_ms=now_ms if in_isr else 0,
+                    leader_log_end_offset=UNKNOWN_OFFSET if newly else log_end_offset,
+                    fetch_time_ms=0 if newly or not in_isr else now_ms,
+                    first_fetch=len(self.fetches[r]))
+            self.leader_epoch = leader_epoch
+            self.epoch_start_offset = log_end_offset
+        self.partition_epoch = partition_epoch
+        self.leading = True
+        return self.retry_hw(now_ms)
+
+    def follow(self, leader_epoch, partition_epoch):
+        self.leading = False
+        self.leader_epoch, self.partition_epoch = leader_epoch, partition_epoch
+        self.epoch_start_offset = None
+        self.committed, self.proposal = (), None
+        self.fetches, self.restarts = {}, {}
+
+    def fetch(self, r, offset, broker_epoch, now_ms):
+        """(error, hw moved, request)"""
+        if r not in self.followers:
+            return ErrorCode.UNKNOWN_LEADER_EPOCH, False, None
+        b = self.brokers.get(r)
+        if broker_epoch != -1 and b is not None and not b.fenced and b.broker_epoch > broker_epoch:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER, False, None
+        before = self.leo(r)
+        self.fetches[r].append(FetchFact(now_ms, offset, broker_epoch, self.log_end_offset))
+        request = None
+        if (self.proposal is None and r not in self.committed and self.eligible(r)
+                and offset >= self.high_watermark and offset >= self.epoch_start_offset):
+            new_isr = self.committed + (r,)
+            request = self.request_for(new_isr)
+            self.proposal = Proposal("expand", (r,), new_isr, request, self.committed)
+        moved = self.retry_hw(now_ms) if offset != before else False
+        return ErrorCode.NONE, moved, request
+
+    def out_of_sync(self, now_ms) -> tuple[int, ...]:
+        if self.proposal is not None:
+            return ()
+        return tuple(r for r in self.committed
+                     if r != LOCAL and (r not in self.followers or not self.caught_up(r, now_ms)))
+
+    def shrink(self, now_ms):
+        leaving = self.out_of_sync(now_ms)
+        if not self.leading or not leaving:
+            return None
+        new_isr = tuple(r for r in self.committed if r not in leaving)
+        request = self.request_for(new_isr)
+        self.proposal = Proposal("shrink", leaving, new_isr, request, self.committed)
+        return request
+
+
+class PartitionStateMachine(RuleBasedStateMachine):
+    @initialize(rf=st.sampled_from([1, 2, 3, 3, 4]), min_isr=st.integers(1, 3), isr_bits=st.integers(0, 7),
+                log_end_offset=st.integers(0, 20), high_watermark=st.integers(0, 25),
+                log_start_offset=st.integers(0, 5))
+    def start(self, rf, min_isr, isr_bits, log_end_offset, high_watermark, log_start_offset):
+        self.now = T0
+        replicas = tuple(range(rf))
+        brokers = {r: RegisteredBroker(broker_epoch(r)) for r in replicas}
+        self.p = PartitionState(LOCAL, min_insync_replicas=min_isr, replica_lag_time_max_ms=MODEL_LAG_MS,
+                                local_broker_epoch=LOCAL_EPOCH)
+        self.p.update_brokers(dict(brokers))
+        self.m = Model(replicas=replicas, min_isr=min_isr, brokers=dict(brokers))
+        self.sent: list[AlterPartitionRequest] = []
+        self.produces: list[int] = []           # required offsets of waiting acks=-1 produces
+        self._lead(0, 0, self._isr(isr_bits), min(log_start_offset, log_end_offset), log_end_offset,
+                   high_watermark)
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _isr(self, bits: int) -> tuple[int, ...]:
+        return (LOCAL,) + tuple(r for r in self.m.followers if bits & (1 << (r - 1)))
+
+    def _lead(self, leader_epoch, partition_epoch, isr, log_start_offset, log_end_offset, high_watermark):
+        newly = not self.p.is_leader
+        out = self.p.make_leader(leader_epoch=leader_epoch, partition_epoch=partition_epoch,
+                                 replicas=self.m.replicas, isr=isr, log_start_offset=log_start_offset,
+                                 log_end_offset=log_end_offset, high_watermark=high_watermark, now_ms=self.now)
+        moved = self.m.lead(leader_epoch, partition_epoch, isr, log_start_offset, log_end_offset,
+                            high_watermark, self.now)
+        if moved is None:
+            assert out.ignored
+        else:
+            assert not out.ignored and out.high_watermark_moved == moved
+        if newly:
+            self.hw_floor = self.m.high_watermark
+        self._check_moved(out)
+
+    def _check_moved(self, out):
+        assert out.high_watermark == self.m.high_watermark
+        if out.high_watermark_moved:
+            for r in self.p.maximal_isr:
+                if r != LOCAL:
+                    assert self.p.followers[r].log_end_offset >= out.high_watermark
+
+    def _expect_request(self, got, expected):
+        assert got == expected
+        if got is not None:
+            self.sent.append(got)
+
+    # -- rules -----------------------------------------------------------------------
+
+    @rule(n=st.integers(1, 5))
+    def leader_append(self, n):
+        if not self.p.is_leader:
+            return
+        out = self.p.leader_appended(self.p.log_end_offset + n, self.now)
+        self.m.log_end_offset += n
+        assert out.high_watermark_moved == self.m.retry_hw(self.now)
+        self._check_moved(out)
+
+    @rule(data=st.data())
+    def follower_fetch(self, data):
+        if not self.p.is_leader or not self.m.followers:
+            return
+        r = data.draw(st.sampled_from(self.m.followers + (7,)), label="replica")
+        m = self.m
+        leader_leo = m.log_end_offset
+        known = max(m.leo(r), 0) if r in m.followers else 0
+        previous_leader_leo = (max([m.restarts[r].leader_log_end_offset]
+                                   + [f.leader_log_end_offset for f in m.fetches[r]])
+                               if r in m.followers else 0)
+        offset = data.draw(st.sampled_from([
+            leader_leo, leader_leo, known, known + 1, known + 3, m.high_watermark, m.epoch_start_offset,
+            previous_leader_leo, data.draw(st.integers(0, leader_leo), label="any offset")]), label="offset")
+        offset = min(max(offset, 0), leader_leo)
+        registered = self.m.brokers.get(r, RegisteredBroker(broker_epoch(r))).broker_epoch
+        epoch = data.draw(st.sampled_from([registered, registered, -1, registered - 1, registered + 1]),
+                          label="broker epoch")
+        out = self.p.follower_fetch(r, fetch_offset=offset, log_start_offset=0, broker_epoch=epoch,
+                                    now_ms=self.now)
+        error, moved, request = self.m.fetch(r, offset, epoch, self.now)
+        assert out.error == error
+        assert out.high_watermark_moved == moved
+        self._expect_request(out.alter_partition, request)
+        self._check_moved(out)
+
+    @rule(ms=st.sampled_from([0, 1, 10, 200, 499, 500, 999, 1000, 1001, 1500]))
+    def time_passes(self, ms):
+        self.now += ms
+
+    @rule()
+    def isr_expiration(self):
+        assert self.p.out_of_sync_replicas(self.now) == (self.m.out_of_sync(self.now) if self.m.leading else ())
+        out = self.p.maybe_shrink_isr(self.now)
+        self._expect_request(out.alter_partition, self.m.shrink(self.now) if self.m.leading else None)
+        assert not out.high_watermark_moved
+
+    @precondition(lambda self: self.m.proposal is not None)
+    @rule(answer=st.sampled_from(["next epoch", "same epoch", "older epoch", "other leader epoch"]))
+    def alter_partition_accepted(self, answer):
+        request = self.m.proposal.request
+        leader_epoch = request.leader_epoch + (1 if answer == "other leader epoch" else 0)
+        partition_epoch = request.partition_epoch + {"next epoch": 1, "same epoch": 0, "older epoch": -1,
+                                                     "other leader epoch": 1}[answer]
+        out = self.p.alter_partition_accepted(request, leader_epoch=leader_epoch, partition_epoch=partition_epoch,
+                                              isr=request.new_isr, now_ms=self.now)
+        if answer in ("next epoch", "same epoch"):
+            assert not out.ignored
+            self.m.committed, self.m.proposal = request.new_isr, None
+            self.m.partition_epoch = partition_epoch
+            assert out.high_watermark_moved == self.m.retry_hw(self.now)
+        else:
+            assert out.ignored and not out.high_watermark_moved
+        self._check_moved(out)
+
+    @precondition(lambda self: self.m.proposal is not None)
+    @rule(error=st.sampled_from(sorted(RESET_TO_COMMITTED_ERRORS | AWAIT_METADATA_ERRORS, key=int)
+                                + [ErrorCode.UNKNOWN_SERVER_ERROR, ErrorCode.NETWORK_EXCEPTION]))
+    def alter_partition_refused(self, error):
+        proposal = self.m.proposal
+        out = self.p.alter_partition_refused(proposal.request, error)
+        assert not out.ignored and not out.high_watermark_moved
+        if error in RESET_TO_COMMITTED_ERRORS:
+            self.m.proposal = None
+            assert out.alter_partition is None
+        elif error in AWAIT_METADATA_ERRORS:
+            assert out.alter_partition is None
+        else:
+            assert out.alter_partition == proposal.request
+
+    @precondition(lambda self: self.sent)
+    @rule(data=st.data())
+    def answer_to_an_old_request(self, data):
+        request = data.draw(st.sampled_from(self.sent))
+        if self.m.proposal is not None and request == self.m.proposal.request:
+            return
+        assert self.p.alter_partition_accepted(request, leader_epoch=request.leader_epoch,
+                                               partition_epoch=request.partition_epoch + 1,
+                                               isr=request.new_isr, now_ms=self.now).ignored
+        assert self.p.alter_partition_refused(request, ErrorCode.INELIGIBLE_REPLICA).ignored
+
+    @rule(kind=st.sampled_from(["same leader epoch", "same leader epoch, same partition epoch",
+                                "new leader epoch", "older partition epoch"]),
+          isr_bits=st.integers(0, 7))
+    def new_metadata(self, kind, isr_bits):
+        if not self.p.is_leader:
+            return
+        leader_epoch = self.m.leader_epoch + (1 if kind == "new leader epoch" else 0)
+        partition_epoch = self.m.partition_epoch + {"same leader epoch": 1, "new leader epoch": 1,
+                                                    "same leader epoch, same partition epoch": 0,
+                                                    "older partition epoch": -1}[kind]
+        self._lead(leader_epoch, partition_epoch, self._isr(isr_bits), self.m.log_start_offset,
+                   self.m.log_end_offset, 0)
+
+    @rule(log_end_offset_change=st.integers(-10, 10), high_watermark=st.integers(0, 40),
+          isr_bits=st.integers(0, 7))
+    def leadership_moves_away_and_back(self, log_end_offset_change, high_watermark, isr_bits):
+        other = self.m.followers[0] if self.m.followers else -1
+        restart = self.p.make_follower(leader_id=other, leader_epoch=self.m.leader_epoch + 1,
+                                       partition_epoch=self.m.partition_epoch + 1, replicas=self.m.replicas)
+        assert restart is True
+        self.m.follow(self.m.leader_epoch + 1, self.m.partition_epoch + 1)
+        for required in self.produces:
+            assert self.p.check_enough_replicas_reach_offset(required) == \
+                AcksVerdict(False, ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        self.produces.clear()
+        assert self.p.check_append(1) == ErrorCode.NOT_LEADER_OR_FOLLOWER
+        self.now += 7
+        log_end_offset = max(0, self.m.log_end_offset + log_end_offset_change)
+        self._lead(self.m.leader_epoch + 1, self.m.partition_epoch + 1, self._isr(isr_bits),
+                   min(self.m.log_start_offset, log_end_offset), log_end_offset, high_watermark)
+
+    @rule(r=st.integers(1, 3), change=st.sampled_from(["fence", "unfence", "shutdown", "no shutdown",
+                                                         "re-register", "unregister"]))
+    def broker_changes(self, r, change):
+        b = self.m.brokers.get(r, RegisteredBroker(broker_epoch(r)))
+        if change == "unregister":
+            self.m.brokers.pop(r, None)
+        else:
+            self.m.brokers[r] = {
+                "fence": RegisteredBroker(b.broker_epoch, True, b.in_controlled_shutdown),
+                "unfence": RegisteredBroker(b.broker_epoch, False, b.in_controlled_shutdown),
+                "shutdown": RegisteredBroker(b.broker_epoch, b.fenced, True),
+                "no shutdown": RegisteredBroker(b.broker_epoch, b.fenced, False),
+                "re-register": RegisteredBroker(b.broker_epoch + 10),
+            }[change]
+        self.p.update_brokers(dict(self.m.brokers))
+
+    @rule(acks=st.sampled_from([-1, -1, 1, 0]), n=st.integers(1, 3))
+    def produce(self, acks, n):
+        expected = ErrorCode.NONE
+        if not self.m.leading:
+            expected = ErrorCode.NOT_LEADER_OR_FOLLOWER
+        elif acks == -1 and len(self.m.committed) < self.m.effective_min_isr:
+            expected = ErrorCode.NOT_ENOUGH_REPLICAS
+        assert self.p.check_append(acks) == expected
+        if expected != ErrorCode.NONE:
+            return
+        self.leader_append(n)
+        if acks == -1:
+            self.produces.append(self.m.log_end_offset)
+
+    @precondition(lambda self: self.produces)
+    @rule()
+    def complete_waiting_produces(self):
+        """The caller answers the produces that are done. It may be late (in Kafka, another
+        thread's check), which is when NOT_ENOUGH_REPLICAS_AFTER_APPEND can show."""
+        self.produces = [r for r in self.produces if not self.p.check_enough_replicas_reach_offset(r).done]
+
+    @rule(value=st.integers(1, 4))
+    def min_insync_replicas_changes(self, value):
+        self.p.min_insync_replicas = self.m.min_isr = value
+
+    # -- after every step ------------------------------------------------------------
+
+    @invariant()
+    def matches_the_model(self):
+        p, m = self.p, self.m
+        assert p.is_leader == m.leading
+        assert (p.high_watermark, p.log_end_offset) == (m.high_watermark, m.log_end_offset)
+        assert (p.leader_epoch, p.partition_epoch) == (m.leader_epoch, m.partition_epoch)
+        assert p.isr == m.committed and p.maximal_isr == m.maximal()
+        assert p.in_flight == (m.proposal is not None)
+        if m.proposal is not None:
+            assert p.isr_state.sent == m.proposal.request
+            assert p.isr_state.last_committed == CommittedIsr(m.proposal.last_committed)
+        if m.leading:
+            assert p.leader_epoch_start_offset == m.epoch_start_offset
+            for r in m.followers:
+                f = p.followers[r]
+                assert f.log_end_offset == m.leo(r)
+                assert f.broker_epoch == m.fetch_epoch(r)
+                assert f.last_caught_up_time_ms == m.last_caught_up_ms(r)
+
+    @invariant()
+    def high_watermark_rules(self):
+        p = self.p
+        if not p.is_leader:
+            return
+        assert p.log_start_offset <= p.high_watermark <= p.log_end_offset
+        assert p.high_watermark >= self.hw_floor
+        self.hw_floor = p.high_watermark
+        assert set(p.isr) <= set(p.maximal_isr)
+        assert len(p.maximal_isr) - len(p.isr) in (0, 1)
+        if p.in_flight:
+            sent = p.isr_state.sent
+            assert sent.leader_epoch == p.leader_epoch and sent.partition_epoch == p.partition_epoch
+            assert set(sent.new_isr) ^ set(p.isr)      # a change, never a no-op
+
+    @invariant()
+    def waiting_produces(self):
+        for required in self.produces:
+            verdict = self.p.check_enough_replicas_reach_offset(required)
+            assert verdict == self.m.verdict(required)
+            assert verdict.done == (self.p.is_leader and self.p.high_watermark >= required)
+
+
+PartitionStateMachine.TestCase.settings = settings(
+    max_examples=300,
+    stateful_step_count=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestPartitionStateMachine = PartitionStateMachine.TestCase
