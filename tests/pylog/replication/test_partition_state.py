@@ -511,6 +511,18 @@ class TestAcksAll:
         assert p.check_enough_replicas_reach_offset(5) == AcksVerdict(True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
         assert p.check_enough_replicas_reach_offset(6) == AcksVerdict(False, ErrorCode.NONE)   # HW stuck: times out
 
+    def test_a_joining_follower_counts_for_the_verdict_after_append(self):
+        """After the append it is the maximal ISR that must reach min.insync.replicas."""
+        p = make_partition(replicas=(0, 1, 2), isr=(0, 1), min_insync_replicas=2, log_end_offset=0)
+        p.leader_appended(5, T0 + 1)
+        fetch(p, 1, 5, T0 + 2)
+        request = fetch(p, 2, 5, T0 + 3).alter_partition
+        assert p.high_watermark == 5 and p.maximal_isr == (0, 1, 2)
+        p.min_insync_replicas = 3
+        assert p.check_enough_replicas_reach_offset(5) == AcksVerdict(True, ErrorCode.NONE)
+        p.alter_partition_refused(request, ErrorCode.INELIGIBLE_REPLICA)
+        assert p.check_enough_replicas_reach_offset(5) == AcksVerdict(True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+
     def test_not_leader(self):
         p = make_partition()
         p.make_follower(leader_id=1, leader_epoch=6, partition_epoch=2, replicas=(0, 1, 2))
