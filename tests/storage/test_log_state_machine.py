@@ -1,12 +1,21 @@
-"""Log against a plain list of batches: a Hypothesis state machine (Redpanda's opfuzz idea).
+"""Log against a model of its batches: a Hypothesis state machine (Redpanda's opfuzz idea).
 
 Theory of operation
 -------------------
-The model is the list of batches the log should hold, each with the offsets it was given
-and its bytes exactly as they should sit in the `.log` file (the produced bytes with the
-base offset, and the leader epoch when one was given, stamped in). Offsets are contiguous
-from `physical_start` (the first segment's base offset) to `next_offset` (the log end
-offset); `log_start_offset` may lie anywhere in between, even inside a batch.
+The model is the list of batches the log should hold, each with its offsets, its records
+and its bytes exactly as they should sit in the `.log` file. A batch appended is the
+produced bytes with the base offset, and the leader epoch when one was given, stamped in.
+A batch a compaction recopied is known record by record first: the model decides which of
+its records stay (tests/storage/cleaner/support.py `CompactionModel`, the rule written
+once for the cleaner's tests too) and whether it gains a delete horizon, stays empty or
+goes; the bytes the cleaner wrote are checked against that, field by field and record by
+record, and only then become the batch's bytes in the model. Offsets are contiguous from
+`physical_start` (the first segment's base offset) up to `compacted_below` and from there
+to `next_offset` (the log end offset); below `compacted_below` compaction leaves holes.
+`log_start_offset` may lie anywhere in between, even inside a batch or a hole.
+
+Records are keyed from a set of four keys, some tombstones, some batches without keys
+(a topic may become compacted after they were written: the cleaner drops them).
 
 Rules (one step each):
 
@@ -14,6 +23,8 @@ Rules (one step each):
 | -------------------- | ------------------------------------------ | ----------------------------------- |
 | append               | `append` 1-3 batches, some compressed,     | adds them with the next offsets;    |
 |                      | some from idempotent producers             | producers continue their sequences  |
+| append_keyed         | the same with batches of small keyed       | the same                            |
+|                      | records (a compacted topic's traffic)      |                                     |
 | read                 | `read(offset, max_bytes, max_offset)` at a | checks the bytes, batch by batch,   |
 |                      | random offset, in range or not             | and the records of the first one    |
 | offset_for_timestamp | `offset_for_timestamp(T)`                  | scan of the first segment's records |
@@ -23,14 +34,23 @@ Rules (one step each):
 |                      | to the last roll's base offset             |                                     |
 | flush / checkpoint   | `flush`; remember the recovery point as    | nothing                             |
 |                      | the manager's checkpoint would             |                                     |
-| truncate_to          | `truncate_to(offset)`                      | drops the batch holding it and all  |
-|                      |                                            | after; below the first segment:     |
-|                      |                                            | starts empty at that offset         |
+| truncate_to          | `truncate_to(offset)`                      | drops the batches ending at or after|
+|                      |                                            | it; below the first segment: starts |
+|                      |                                            | empty at that offset                |
 | advance / delete     | `advance_log_start_offset`,                | moves log_start_offset; forgets the |
 |                      | `delete_segments_below`                    | batches of deleted segments         |
 | retain               | `delete_old_segments(now, hw)` with random | Kafka's three rules over the model's|
 |                      | retention.ms / .bytes, policy and high     | segments: exactly those go; log     |
 |                      | watermark                                  | start offset moves to the first left|
+| compact              | maybe `roll`; a cleaner pass (`prepare_    | predicts the dirty section and where|
+|                      | cleaning`, `run`, `swap_cleaned`) with a   | the pass ends (a full map ends it   |
+|                      | random offset map budget and `delete.      | early); each recopied batch keeps   |
+|                      | retention.ms`, from the cleaner checkpoint | the records CompactionModel keeps,  |
+|                      | the broker would keep; during the copy     | or stays empty (a producer's last,  |
+|                      | maybe an append, a roll or a DeleteRecords;| the pass's last), or goes; an       |
+|                      | before the swap maybe a segment deletion   | abandoned pass changes nothing, one |
+|                      | (the swap abandons); maybe a crash after   | cut short by a crash only the groups|
+|                      | the copy or between two groups' swaps      | swapped in                          |
 | close_and_reopen     | `close`, maybe delete a segment's index    | nothing                             |
 |                      | files, `open(had_clean_shutdown=True)`     |                                     |
 | kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch whose bytes are   |
@@ -39,20 +59,28 @@ Rules (one step each):
 |                      | maybe damage index files; open unclean     | below log_start_offset, the log     |
 |                      |                                            | starts empty there                  |
 
-Idempotent producers: a producer's next batch continues from the last sequence of its
-last batch still in the model; after a torn tail or a truncation that is a resend of the
-lost batches, which the log must accept as new (not as duplicates, not out of order).
+Idempotent producers: a producer's next batch continues from the last sequence the log
+knows for it. Until the log rebuilds its producer state (a truncation, a reopen)
+that must be the producer's last batch in the model, compacted or not: the cleaner keeps
+a producer's last batch, empty if need be. After a rebuild it must be the last of its
+batches the log can still replay (not dropped by compaction, not below the log start
+offset), or a later one a snapshot remembers, or nothing when there is none; never one
+that was truncated away. After a torn tail or a truncation the producer resends the lost
+sequences, which the log must accept as new (not as duplicates, not out of order).
 
 After every step the invariants hold: log start / end offsets match; every batch at or
 after the log start offset reads back whole from its first and its last offset (and from
-the log start offset); reads just outside the range raise OffsetOutOfRange carrying the
-range; each segment's size is the sum of the model batches it covers; the `.log` files on
-disk are exactly the live segments (plus `.deleted` ones awaiting removal); and
-offset_for_timestamp agrees with a scan by Kafka's rule for a few timestamps.
+the log start offset and every hole); reads just outside the range raise
+OffsetOutOfRange carrying the range; each segment's size is the sum of the model batches
+it covers and no batch crosses a segment boundary; the `.log` files on disk are exactly
+the live segments (plus `.deleted` ones awaiting removal), with no `.cleaned` or `.swap`
+file left; the producers' state is one the model allows; and offset_for_timestamp
+agrees with a scan by Kafka's rule for a few timestamps.
 
 The configs are tiny (segments of a few KiB, an index entry every 0-512 bytes, indexes of
 a few entries, `segment.ms` of a few seconds of record time) so that rolls of every kind
-and index entries happen within a few steps.
+and index entries happen within a few steps; every step moves the clock a second, so
+that delete horizons of a few seconds pass within a few steps.
 """
 
 from __future__ import annotations
@@ -62,6 +90,7 @@ import os
 import random
 import shutil
 import tempfile
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +105,7 @@ from hypothesis.stateful import (
 )
 
 from protocol.records import (
+    BATCH_HEADER_SIZE,
     Compression,
     build_batch,
     iter_batch_headers,
@@ -83,12 +113,16 @@ from protocol.records import (
     read_batch_header,
     stamp_base_offset,
     stamp_partition_leader_epoch,
+    validate_batch,
 )
 from storage import files
+from storage.cleaner import prepare_cleaning, swap_cleaned
+from storage.cleaner.offset_map import BYTES_PER_ENTRY
 from storage.config import LogConfig
 from storage.errors import OffsetOutOfRange, RecordBatchTooLarge
 from storage.log import Log
 from storage.time_index import TimestampOffset
+from tests.storage.cleaner.support import CompactionModel
 
 # The log's fsyncs (every roll, flush and close) dominate the run time on a real disk and
 # prove nothing here (a crash is simulated, not suffered): use a tmpfs when there is one.
@@ -114,6 +148,8 @@ PRODUCER_EPOCH = 0
 
 COMPRESSIONS = [Compression.NONE, Compression.NONE, Compression.GZIP, Compression.SNAPPY, Compression.LZ4, Compression.ZSTD]
 
+KEYS = tuple(b"key-%d" % i for i in range(4))
+
 
 # ---------------------------------------------------------------------------------------
 # Batches: drawn as small specs, built deterministically, so that shrinking stays simple.
@@ -125,6 +161,7 @@ class BatchSpec:
     value_bytes: int
     random_values: bool
     keyed: bool
+    tombstones: bool
     with_headers: bool
     compression: Compression
     base_timestamp_ms: int
@@ -132,13 +169,15 @@ class BatchSpec:
     seed: int
     producer: int | None = None  # an idempotent producer (index into PRODUCER_IDS), or none
 
-    def rows(self) -> list[tuple[bytes | None, bytes, tuple, int]]:
-        """(key, value, headers, timestamp) of each record."""
+    def rows(self) -> list[tuple[bytes | None, bytes | None, tuple, int]]:
+        """(key, value, headers, timestamp) of each record; a None value is a tombstone."""
         rng = random.Random(self.seed)
         rows = []
         for i in range(self.records):
-            key = b"key-%d" % (i % 3) if self.keyed else None
-            if self.random_values:
+            key = KEYS[rng.randrange(len(KEYS))] if self.keyed else None
+            if self.keyed and self.tombstones and rng.randrange(3) == 0:
+                value = None
+            elif self.random_values:
                 value = rng.randbytes(self.value_bytes)
             else:
                 value = (b"v%d.%d;" % (self.seed, i) * (self.value_bytes // 4 + 1))[: self.value_bytes]
@@ -149,16 +188,18 @@ class BatchSpec:
 
 
 @st.composite
-def batch_specs(draw) -> BatchSpec:
-    value_bytes = draw(st.sampled_from([0, 7, 40, 150, 1200]))
-    records = draw(st.integers(1, max(1, 1600 // (value_bytes + 24))))
+def batch_specs(draw, *, compacted_traffic: bool = False) -> BatchSpec:
+    """A batch of any kind; with `compacted_traffic`, of several small keyed records."""
+    value_bytes = draw(st.sampled_from([0, 7, 40] if compacted_traffic else [0, 7, 40, 150, 1200]))
+    records = draw(st.integers(2 if compacted_traffic else 1, max(1, 1600 // (value_bytes + 24))))
     base = BASE_TIME_MS + draw(st.integers(0, TIME_SPAN_MS))
     deltas = draw(st.lists(st.integers(-400, 400), min_size=records, max_size=records))
     return BatchSpec(
         records=records,
         value_bytes=value_bytes,
         random_values=draw(st.booleans()),
-        keyed=draw(st.booleans()),
+        keyed=compacted_traffic or draw(st.sampled_from([True, True, True, False])),
+        tombstones=draw(st.booleans()),
         with_headers=draw(st.booleans()),
         compression=draw(st.sampled_from(COMPRESSIONS)),
         base_timestamp_ms=base,
@@ -182,7 +223,10 @@ class ModelBatch:
     base_offset: int
     last_offset: int
     data: bytes  # exactly as it should be in the .log file
-    records: tuple[ModelRecord, ...]
+    records: tuple[ModelRecord, ...]  # fewer than the offsets once compacted, none when empty
+    max_timestamp_ms: int
+    producer_id: int = -1
+    delete_horizon_ms: int | None = None  # set by the compaction that first kept a tombstone
 
     @property
     def size_bytes(self) -> int:
@@ -191,6 +235,18 @@ class ModelBatch:
     @property
     def next_offset(self) -> int:
         return self.last_offset + 1
+
+
+@dataclass(frozen=True)
+class ProducerBatch:
+    """A batch an idempotent producer appended and no truncation removed (those deleted
+    with old segments stay: a partition may keep remembering their producers)."""
+
+    base_offset: int
+    last_offset: int
+    producer_id: int
+    last_sequence: int
+    dropped: bool = False  # compaction removed it: no rebuild of the producer state sees it
 
 
 # ---------------------------------------------------------------------------------------
@@ -210,13 +266,18 @@ class LogStateMachine(RuleBasedStateMachine):
         self.next_offset = 0
         self.log_start_offset = 0
         self.physical_start = 0
-        # (base offset, producer id, last sequence) of every producer batch appended and
-        # not truncated away (those deleted with old segments stay: a partition may keep
-        # remembering their producers).
-        self.producer_batches: list[tuple[int, int, int]] = []
+        # Below it compaction may have left holes; from it on offsets are contiguous.
+        self.compacted_below = 0
+        self.producer_batches: list[ProducerBatch] = []
         self.sequences_sent: dict[int, int] = {}  # producer id -> next sequence never sent
+        # Producers whose state the log rebuilt (truncation, reopen) since their
+        # last append: what it knows of them may be less than their last batch.
+        self.rebuilt_producers: set[int] = set()
         # What the manager's recovery-point checkpoint would hold.
         self.checkpointed_recovery_point = 0
+        # What `cleaner-offset-checkpoint` would hold: the first dirty offset, lowered
+        # by truncations as Kafka's LogManager does (None: no pass yet).
+        self.cleaner_checkpoint: int | None = None
         self.steps = 0
         # Base offsets of segments whose time index a clean reopen found missing: the
         # log then does not know their timestamps (see check_offset_for_timestamp).
@@ -239,31 +300,70 @@ class LogStateMachine(RuleBasedStateMachine):
     def visible_batches(self) -> list[ModelBatch]:
         return [b for b in self.batches if b.last_offset >= self.log_start_offset]
 
-    def batch_index_holding(self, offset: int) -> int:
-        for i, batch in enumerate(self.batches):
-            if batch.base_offset <= offset <= batch.last_offset:
-                return i
-        raise AssertionError(f"model: no batch holds offset {offset}")
+    def first_batch_from(self, offset: int) -> int:
+        """Index of the batch holding `offset`, or of the first after it (in a hole);
+        len(batches) when there is none."""
+        return bisect_right(self.batches, offset - 1, key=lambda b: b.last_offset)
+
+    def segment_of(self, offset: int) -> int:
+        """Base offset of the segment holding `offset`."""
+        bases = self.segment_bases()
+        return bases[bisect_right(bases, offset) - 1]
+
+    def batches_by_segment(self) -> list[tuple[object, list[ModelBatch]]]:
+        """(segment, the model batches that start inside it) for each segment."""
+        segments = self.log.segments
+        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
+        return [(segment, [b for b in self.batches if segment.base_offset <= b.base_offset < bound])
+                for segment, bound in zip(segments, bounds)]
+
+    def producer_knowledge_allowed(self, producer_id: int) -> list[ProducerBatch | None]:
+        """What the log may know of the producer's last batch (None: nothing); see the
+        module docstring."""
+        entries = [p for p in self.producer_batches if p.producer_id == producer_id]
+        if producer_id not in self.rebuilt_producers:
+            return [entries[-1] if entries else None]
+        replayable = [i for i, p in enumerate(entries) if not p.dropped and p.last_offset >= self.log_start_offset]
+        if not replayable:
+            return [None, *entries]
+        return entries[replayable[-1]:]
+
+    def known_producer_batch(self, producer_id: int) -> ProducerBatch | None:
+        """The producer's last batch as the log knows it, checked against the model."""
+        entry = self.log.producer_state.get(producer_id)
+        allowed = self.producer_knowledge_allowed(producer_id)
+        if entry is None or entry.is_empty:
+            assert None in allowed, f"the log forgot producer {producer_id}; it must know one of {allowed}"
+            return None
+        assert entry.producer_epoch == PRODUCER_EPOCH
+        for batch in reversed(allowed):
+            if batch is not None and (batch.last_offset, batch.last_sequence) == (entry.last_data_offset, entry.last_sequence):
+                return batch
+        raise AssertionError(
+            f"the log knows producer {producer_id} up to offset {entry.last_data_offset}, sequence "
+            f"{entry.last_sequence}; the model allows only {allowed}")
 
     def next_sequence(self, producer_id: int) -> int:
-        """The sequence the producer's next batch must start at. A producer the log can no
-        longer know (every batch of it truncated away) starts again at 0, which the log must
-        accept from an unknown producer (KIP-360) and must refuse if it wrongly still
-        remembered the truncated batches."""
-        for _, pid, last_sequence in reversed(self.producer_batches):
-            if pid == producer_id:
-                return last_sequence + 1
-        return 0
+        """The sequence the producer's next batch must start at. A producer the log no
+        longer knows (every batch of it truncated away, or none it can replay) starts
+        again at 0, which the log must accept from an unknown producer (KIP-360)."""
+        known = self.known_producer_batch(producer_id)
+        return 0 if known is None else known.last_sequence + 1
 
     def truncate_model_to(self, next_offset: int) -> None:
         """Forget the batches at or after `next_offset` (truncation, a torn tail)."""
         self.batches = [b for b in self.batches if b.base_offset < next_offset]
-        self.producer_batches = [p for p in self.producer_batches if p[0] < next_offset]
+        self.producer_batches = [p for p in self.producer_batches if p.base_offset < next_offset]
         self.next_offset = next_offset
+        self.compacted_below = min(self.compacted_below, next_offset)
+        if self.cleaner_checkpoint is not None:
+            self.cleaner_checkpoint = min(self.cleaner_checkpoint, next_offset)
+        self.rebuilt_producers = set(PRODUCER_IDS)
 
     def forget_batches_below(self, offset: int) -> None:
         self.batches = [b for b in self.batches if b.base_offset >= offset]
         self.physical_start = offset
+        self.compacted_below = max(self.compacted_below, offset)
 
     def segment_bases(self) -> list[int]:
         return [segment.base_offset for segment in self.log.segments]
@@ -316,9 +416,11 @@ class LogStateMachine(RuleBasedStateMachine):
 
         first_offset = self.next_offset
         for spec, data in zip(specs, built):
+            header = read_batch_header(data)
             if spec.producer is not None:
-                header = read_batch_header(data)
-                self.producer_batches.append((self.next_offset, header.producer_id, header.last_sequence))
+                self.producer_batches.append(ProducerBatch(
+                    self.next_offset, self.next_offset + spec.records - 1, header.producer_id, header.last_sequence))
+                self.rebuilt_producers.discard(header.producer_id)
             stamped = bytearray(data)
             stamp_base_offset(stamped, 0, self.next_offset)
             if leader_epoch is not None:
@@ -327,7 +429,10 @@ class LogStateMachine(RuleBasedStateMachine):
                 ModelRecord(self.next_offset + i, ts, key, value, tuple(headers))
                 for i, (key, value, headers, ts) in enumerate(spec.rows())
             )
-            self.batches.append(ModelBatch(self.next_offset, self.next_offset + spec.records - 1, bytes(stamped), records))
+            self.batches.append(ModelBatch(
+                self.next_offset, self.next_offset + spec.records - 1, bytes(stamped), records,
+                max(r.timestamp for r in records), header.producer_id,
+            ))
             self.next_offset += spec.records
         assert (info.first_offset, info.last_offset) == (first_offset, self.next_offset - 1)
         assert info.batch_count == len(specs)
@@ -337,6 +442,11 @@ class LogStateMachine(RuleBasedStateMachine):
         event(f"segments after an append: {min(self.log.num_segments, 5)}{'+' if self.log.num_segments >= 5 else ''}")
         if writable:  # stamped in place
             assert bytes(buffer) == b"".join(b.data for b in self.batches[-len(specs):])
+
+    @rule(specs=st.lists(batch_specs(compacted_traffic=True), min_size=1, max_size=3))
+    def append_keyed(self, specs):
+        """What a compacted topic gets: keyed records, updates of a few keys."""
+        self.append(specs, True, None)
 
     @rule(
         pick=st.integers(0, 2**20),
@@ -394,9 +504,21 @@ class LogStateMachine(RuleBasedStateMachine):
         if offset < self.physical_start:
             # Below the first segment: the log starts afresh, empty, at `offset`.
             self.truncate_model_to(0)
-            self.next_offset = self.log_start_offset = self.physical_start = offset
+            self.next_offset = self.log_start_offset = self.physical_start = self.compacted_below = offset
+            self.rebuilt_producers = set()  # it forgot every producer
             return
-        self.truncate_model_to(self.batches[self.batch_index_holding(offset)].base_offset)
+        # The batch holding `offset` goes whole; the log then ends after the last batch
+        # left in the segment holding `offset` (at its base when none is left: the
+        # offsets in a hole that compaction left before `offset` are not given again).
+        segment_base = self.segment_of(offset)
+        index = self.first_batch_from(offset)
+        kept = self.batches[:index]
+        if index == len(self.batches) or self.batches[index].base_offset > offset:
+            event("truncate_to: into a hole compaction left")
+        if kept and kept[-1].base_offset >= segment_base:
+            self.truncate_model_to(kept[-1].next_offset)
+        else:
+            self.truncate_model_to(segment_base)
         self.log_start_offset = min(self.log_start_offset, self.next_offset)
 
     @rule(pick=st.integers(0, 2**20), delete=st.booleans())
@@ -434,12 +556,9 @@ class LogStateMachine(RuleBasedStateMachine):
         """A retention pass with a random retention.ms / retention.bytes (None: -1) and
         high watermark; exactly the segments Kafka's rules pick go."""
         now_ms = self.tick()
-        segments = self.log.segments
-        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
         described = []  # (base offset, size, largest timestamp) by the model
-        for segment, bound in zip(segments, bounds):
-            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
-            largest_ms = max((r.timestamp for b in inside for r in b.records), default=-1)
+        for segment, inside in self.batches_by_segment():
+            largest_ms = max((b.max_timestamp_ms for b in inside), default=-1)
             if largest_ms < 0 or segment.base_offset in self.unknown_timestamps:
                 largest_ms = segment.largest_timestamp_ms()
             described.append((segment.base_offset, sum(b.size_bytes for b in inside), largest_ms))
@@ -494,9 +613,201 @@ class LogStateMachine(RuleBasedStateMachine):
             event(f"retention: deleted {'all' if any(d.roll for d in deletions) else 'some'} segments")
             for deletion in deletions:
                 event(f"retention: {deletion.reason}")
+            if any(base < self.compacted_below for base in expected):
+                event("retention: deleted compacted segments")
         self.log_start_offset = log_start_offset
         self.forget_batches_below(described[0][0])
         assert all(offset >= described[0][0] for offset in self.log.producer_snapshot_offsets)
+
+    @rule(
+        roll_first=st.booleans(),
+        map_keys=st.none() | st.integers(1, 3),
+        delete_retention_ms=st.sampled_from([0, 2000, 5000, 60_000]),
+        policy=st.sampled_from([("compact",), ("compact", "delete")]),
+        meanwhile=st.sampled_from(["nothing"] * 5 + ["append", "roll", "delete_records", "delete_segments"]),
+        crash=st.sampled_from(["none"] * 6 + ["after_copy", "between_groups"]),
+        pick=st.integers(0, 2**20),
+        data=st.data(),
+    )
+    def compact(self, roll_first, map_keys, delete_retention_ms, policy, meanwhile, crash, pick, data):
+        """A cleaner pass, as the broker runs it: prepare on the log's thread, copy (the
+        log serves appends, rolls and DeleteRecords meanwhile), swap, checkpoint. Maybe
+        after a roll, so that what was just appended is cleanable. Between the copy and
+        the swap segments may go (retention, had the topic stopped being compacted): the
+        swap must then abandon the pass. (Not during the copy: whoever runs the job keeps
+        its segments alive until then, see storage/cleaner/cleaning.py.)"""
+        if roll_first:
+            self.roll()
+        now_ms = self.tick()
+        segments = self.log.segments
+        bases = [s.base_offset for s in segments]
+        active_base = bases[-1]
+        checkpoint = self.cleaner_checkpoint
+        first_dirty = checkpoint if checkpoint is not None and self.log_start_offset <= checkpoint <= self.next_offset \
+            else self.log_start_offset
+        dirty_bytes = sum(s.size_bytes for s, next_base in zip(segments[:-1], bases[1:]) if next_base > first_dirty)
+        config = dataclasses.replace(self.config, cleanup_policy=policy, delete_retention_ms=delete_retention_ms)
+        # An offset map for `map_keys` keys (of the four there are), or the default 128 MiB.
+        map_kwargs = {} if map_keys is None else {"map_memory_bytes": (map_keys + 1) * BYTES_PER_ENTRY}
+        self.log.update_config(config)
+        try:
+            job = prepare_cleaning(self.log, checkpoint_offset=checkpoint, now_ms=now_ms, force=True, **map_kwargs)
+        finally:
+            self.log.update_config(self.config)
+        if dirty_bytes == 0:
+            assert job is None
+            event("compact: nothing dirty")
+            return
+        assert job is not None
+        assert (job.range.first_dirty_offset, job.range.first_uncleanable_offset) == (first_dirty, active_base)
+        # What the pass will see: the producers' last batches (checked against the model
+        # by known_producer_batch) and where its map ends.
+        producers_last = {}
+        for producer_id in PRODUCER_IDS:
+            known = self.known_producer_batch(producer_id)
+            if known is not None:
+                producers_last[producer_id] = known.last_offset
+        mapped, end_offset = set(), first_dirty
+        for batch in self.batches:
+            if batch.base_offset >= active_base:
+                break
+            for record in batch.records:
+                if record.offset < first_dirty or record.key is None:
+                    continue
+                if map_keys is not None and len(mapped) >= map_keys:
+                    break
+                mapped.add(record.key)
+                end_offset = record.offset + 1
+            else:
+                continue
+            event("compact: the map filled up")
+            break
+        batches_before = list(self.batches)
+
+        if meanwhile == "append":
+            self.append(data.draw(st.lists(batch_specs(), min_size=1, max_size=2)), False, None)
+        elif meanwhile == "roll":
+            self.roll()
+        elif meanwhile == "delete_records":  # the broker's DeleteRecords: no segment goes
+            self.advance_log_start_offset(data.draw(st.integers(0, 2**20)), False)
+
+        result = job.run(now_ms)
+        modified_ms = {group.new.base_offset: group.old[-1].last_modified_ms() for group in result.groups}
+        if meanwhile == "delete_segments":
+            self.advance_log_start_offset(data.draw(st.integers(0, 2**20)), True)
+        # The pass's first segment went: the swap must give it all up.
+        abandoned = bool(result.groups) and self.segment_bases()[0] != bases[0]
+        assert (result.first_dirty_offset, result.end_offset) == (first_dirty, end_offset)
+        if end_offset == first_dirty:
+            event("compact: no key in the dirty section")
+            assert result.groups == []
+        recopied_below = min(b for b in bases if b >= end_offset) if result.groups else bases[0]
+        assert [s.base_offset for group in result.groups for s in group.old] == [b for b in bases if b < recopied_below]
+        assert all(group.new.base_offset == group.old[0].base_offset for group in result.groups)
+
+        model = CompactionModel()
+        for batch in batches_before:
+            for record in batch.records:
+                model.add(batch.base_offset, record.offset, record.key, record.value)
+            if batch.delete_horizon_ms is not None:
+                model.horizons[batch.base_offset] = batch.delete_horizon_ms
+        model.clean(end_offset, recopied_below, now_ms, delete_retention_ms, first_dirty_offset=first_dirty)
+
+        groups = result.groups
+        if crash == "between_groups" and len(groups) >= 2:
+            groups = groups[: 1 + pick % (len(groups) - 1)]
+        elif crash != "none":
+            groups = []
+        if abandoned:
+            assert swap_cleaned(self.log, result, now_ms=now_ms) is None
+            event("compact: abandoned, its first segment went meanwhile")
+            groups = []
+        elif crash == "none":
+            assert swap_cleaned(self.log, result, now_ms=now_ms) == end_offset
+            self.cleaner_checkpoint = end_offset
+        elif groups:
+            swap_cleaned(self.log, dataclasses.replace(result, groups=groups), now_ms=now_ms)
+        swapped_below = groups[-1].old[-1].base_offset if groups else bases[0]
+        if groups:
+            swapped_below = min(b for b in bases if b > swapped_below)
+        for group in groups:
+            assert group.new.last_modified_ms() == modified_ms[group.new.base_offset], "mtime of the last old segment"
+            for old in group.old:
+                self.unknown_timestamps.discard(old.base_offset)
+        if groups:
+            self.apply_compaction(model, swapped_below, active_base, producers_last)
+        if crash != "none" and not abandoned:
+            # The broker dies before the swap, or between two groups' swaps: the next
+            # load deletes the `.cleaned` files left; the checkpoint stays where it was.
+            for group in result.groups[len(groups):]:
+                group.new.close_handlers()
+            event(f"compact: crash {crash}")
+            self.kill_and_reopen(10_000, 0, "none", False, "log", 0)
+
+    def apply_compaction(self, model: CompactionModel, below: int, upper_bound: int, producers_last: dict) -> None:
+        """The model batches below `below` as the pass must have recopied them, checked
+        against the log's batches there, whose bytes then become the model's."""
+        log_batches = []
+        for segment in self.log.segments:
+            if segment.base_offset >= below:
+                break
+            data = segment.read_bytes(0, segment.size_bytes)
+            log_batches.extend((header, data[position : position + header.size_bytes])
+                               for position, header in iter_batch_headers(data))
+        found = iter(log_batches)
+        dropped = set()
+        new_batches = []
+        for batch in self.batches:
+            if batch.base_offset >= below:
+                new_batches.append(batch)
+                continue
+            kept = tuple(r for r in batch.records if r.offset in model.records)
+            horizon = model.horizons.get(batch.base_offset)
+            if not kept:
+                if producers_last.get(batch.producer_id) != batch.last_offset and batch.next_offset != upper_bound:
+                    dropped.add(batch.base_offset)
+                    continue
+                event("compact: a batch kept empty (" + ("a producer's last)" if batch.producer_id >= 0 else "the pass's last)"))
+            header, data = next(found, (None, None))
+            assert header is not None, f"batch {batch.base_offset} is missing after the pass"
+            if kept == batch.records and horizon == batch.delete_horizon_ms:
+                assert data == batch.data, f"batch {batch.base_offset} was kept whole but not copied byte for byte"
+                new_batches.append(batch)
+                continue
+            original = read_batch_header(batch.data)
+            assert validate_batch(data) == header
+            assert (header.base_offset, header.last_offset) == (batch.base_offset, batch.last_offset)
+            assert (header.producer_id, header.producer_epoch, header.base_sequence, header.partition_leader_epoch) == (
+                original.producer_id, original.producer_epoch, original.base_sequence, original.partition_leader_epoch)
+            assert header.records_count == len(kept)
+            if kept:
+                assert header.compression == original.compression
+                assert header.has_delete_horizon == (horizon is not None)
+                if horizon is not None:
+                    assert header.base_timestamp == horizon
+                    if batch.delete_horizon_ms is None:
+                        event("compact: a delete horizon set")
+                max_timestamp_ms = max(r.timestamp for r in kept)
+            else:
+                assert (header.compression, header.has_delete_horizon, header.size_bytes) == (
+                    Compression.NONE, False, BATCH_HEADER_SIZE)
+                horizon = None
+                max_timestamp_ms = batch.max_timestamp_ms  # an empty batch keeps it (Kafka's writeEmptyHeader)
+            assert header.max_timestamp == max_timestamp_ms
+            got = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in iter_records(data)]
+            assert got == [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in kept]
+            event("compact: records removed")
+            if any(r.value is None for r in batch.records) and not any(r.value is None for r in kept):
+                event("compact: tombstones removed")
+            new_batches.append(ModelBatch(batch.base_offset, batch.last_offset, bytes(data), kept, max_timestamp_ms,
+                                          batch.producer_id, horizon))
+        assert next(found, None) is None, "the pass left a batch the model does not know"
+        self.batches = new_batches
+        self.producer_batches = [dataclasses.replace(p, dropped=True) if p.base_offset in dropped else p
+                                 for p in self.producer_batches]
+        self.compacted_below = max(self.compacted_below, below)
+        if dropped:
+            event("compact: whole batches removed")
 
     @rule(damage=st.sampled_from(["none", "none", "delete_index", "delete_timeindex", "delete_both"]), pick=st.integers(0, 2**20))
     def close_and_reopen(self, damage, pick):
@@ -511,6 +822,9 @@ class LogStateMachine(RuleBasedStateMachine):
             if damage in ("delete_timeindex", "delete_both"):
                 files.time_index_file_path(self.dir, base).unlink()
         self.checkpointed_recovery_point = recovery_point
+        # The producers come back from the snapshot the close wrote at the log end; one
+        # whose batches all lie below the log start offset is not in it (Kafka's rule).
+        self.rebuilt_producers = set(PRODUCER_IDS)
         log = self.open(had_clean_shutdown=True, recovery_point=recovery_point)
         report = log.recovery_report
         self.check_no_leftover_files()
@@ -584,7 +898,7 @@ class LogStateMachine(RuleBasedStateMachine):
         if self.next_offset < self.log_start_offset:
             # Nothing at or after the log start offset survived: the log starts empty there.
             self.batches = []
-            self.next_offset = self.physical_start = self.log_start_offset
+            self.next_offset = self.physical_start = self.compacted_below = self.log_start_offset
 
         log = self.open(had_clean_shutdown=False, recovery_point=recovery_point)
         report = log.recovery_report
@@ -597,7 +911,9 @@ class LogStateMachine(RuleBasedStateMachine):
 
     # -- checks --
 
-    def check_read(self, offset: int, max_bytes: int, max_offset: int | None = None) -> None:
+    def check_read(self, offset: int, max_bytes: int, max_offset: int | None = None, *, decode: bool = True) -> None:
+        """A read checked against the model, byte for byte; with `decode` the records
+        of the first batch are decoded and compared too."""
         log = self.log
         if not self.log_start_offset <= offset <= self.next_offset:
             with pytest.raises(OffsetOutOfRange) as raised:
@@ -611,12 +927,13 @@ class LogStateMachine(RuleBasedStateMachine):
         # Batches from `limit` on are beyond max_offset: the one holding it and later ones.
         limit = len(self.batches)
         if max_offset is not None and max_offset < self.next_offset:
-            limit = self.batch_index_holding(max_offset)
+            limit = self.first_batch_from(max_offset)
         if offset == self.next_offset or (max_offset is not None and offset >= max_offset):
             assert result.size_bytes == 0
             return
-        index = self.batch_index_holding(offset)
-        if index >= limit:  # max_offset lies inside the batch holding the offset
+        # The batch holding the offset, or the first after it when it lies in a hole.
+        index = self.first_batch_from(offset)
+        if index >= limit:  # max_offset lies inside that batch, or no batch follows
             assert result.size_bytes == 0
             return
         data = result.read_bytes()
@@ -632,7 +949,7 @@ class LogStateMachine(RuleBasedStateMachine):
             assert position == covered
             assert header.base_offset == expected.base_offset
             assert data[position : position + header.size_bytes] == expected.data, (
-                f"batch {expected.base_offset} read at {offset} differs from what was appended"
+                f"batch {expected.base_offset} read at {offset} differs from the model's"
             )
             covered += header.size_bytes
         following = index + len(headers)
@@ -644,13 +961,14 @@ class LogStateMachine(RuleBasedStateMachine):
             assert data[covered:] == self.batches[following].data[: len(data) - covered]
         elif len(data) < max_bytes and following < limit:
             # A short read ends at a segment boundary only.
-            assert self.batches[following].base_offset in self.segment_bases(), (
-                f"read at {offset} stopped at offset {self.batches[following].base_offset}, "
-                "which does not start a segment"
+            next_base = self.batches[following].base_offset
+            assert self.segment_of(next_base) != self.segment_of(self.batches[following - 1].base_offset), (
+                f"read at {offset} stopped at offset {next_base}, which is not the first batch of a segment"
             )
-        got = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in iter_records(data, 0)]
-        want = [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in first.records]
-        assert got == want
+        if decode:
+            got = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in iter_records(data, 0)]
+            want = [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in first.records]
+            assert got == want
 
     def check_no_leftover_files(self) -> None:
         """After loading: no `.deleted` files, and index files only beside a `.log`."""
@@ -663,15 +981,13 @@ class LogStateMachine(RuleBasedStateMachine):
 
     def check_offset_for_timestamp(self, timestamp_ms: int) -> None:
         """Kafka's rule: only the first segment whose largest timestamp reaches T is
-        searched. A segment's largest timestamp is the largest of its model records', or
-        its `.log` file's modification time when it holds none; for a segment whose time
-        index was deleted (and so is unknown to the log) it is what the log says."""
-        segments = self.log.segments
-        bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
+        searched. A segment's largest timestamp is the largest of its model batches' (an
+        empty batch compaction kept has one), or its `.log` file's modification time
+        when it holds none; for a segment whose time index was deleted (and so is
+        unknown to the log) it is what the log says."""
         expected = None
         answer = self.log.offset_for_timestamp(timestamp_ms)
-        for segment, bound in zip(segments, bounds):
-            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
+        for segment, inside in self.batches_by_segment():
             candidates = [TimestampOffset(r.timestamp, r.offset) for b in inside for r in b.records
                           if r.offset >= self.log_start_offset and r.timestamp >= timestamp_ms]
             if segment.base_offset in self.unknown_timestamps:
@@ -682,7 +998,7 @@ class LogStateMachine(RuleBasedStateMachine):
                     continue
                 assert answer is None or answer in candidates, f"timestamp {timestamp_ms}: {answer}"
                 return
-            largest_ms = max((r.timestamp for b in inside for r in b.records), default=-1)
+            largest_ms = max((b.max_timestamp_ms for b in inside), default=-1)
             if largest_ms < 0:
                 largest_ms = segment.last_modified_ms()
             if largest_ms < timestamp_ms:
@@ -700,12 +1016,16 @@ class LogStateMachine(RuleBasedStateMachine):
         log = self.log
         assert (log.log_start_offset, log.log_end_offset) == (self.log_start_offset, self.next_offset)
         assert log.recovery_point <= log.log_end_offset
-        # The model's own invariant: contiguous offsets from the first segment's base.
+        # The model's own invariant: batches in offset order, contiguous from the first
+        # segment's base except for the holes compaction left below `compacted_below`.
         expected_next = self.physical_start
         for batch in self.batches:
-            assert batch.base_offset == expected_next
+            if batch.base_offset >= self.compacted_below:
+                assert batch.base_offset == max(expected_next, self.compacted_below)
+            else:
+                assert batch.base_offset >= expected_next and batch.next_offset <= self.compacted_below
             expected_next = batch.next_offset
-        assert expected_next == self.next_offset
+        assert max(expected_next, self.compacted_below) == self.next_offset
         assert self.physical_start <= self.log_start_offset <= self.next_offset
 
     @invariant()
@@ -715,25 +1035,42 @@ class LogStateMachine(RuleBasedStateMachine):
         segments = self.log.segments
         assert segments[0].base_offset == self.physical_start
         bounds = [s.base_offset for s in segments[1:]] + [self.next_offset + 1]
-        for segment, bound in zip(segments, bounds):
-            inside = [b for b in self.batches if segment.base_offset <= b.base_offset < bound]
-            if inside:
-                assert inside[0].base_offset == segment.base_offset, f"{segment} starts inside a batch"
+        for (segment, inside), bound in zip(self.batches_by_segment(), bounds):
+            assert all(b.last_offset < bound for b in inside), f"a batch of {segment} crosses its end"
             assert segment.size_bytes == sum(b.size_bytes for b in inside), segment
         live = {s.log_path.name for s in segments}
-        on_disk = {p.name for p in self.dir.iterdir() if p.name.endswith(files.LOG_FILE_SUFFIX)}
+        names = [p.name for p in self.dir.iterdir()]
+        on_disk = {name for name in names if name.endswith(files.LOG_FILE_SUFFIX)}
         assert on_disk == live
+        in_transit = (files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
+        assert not [name for name in names if name.endswith(in_transit)], sorted(names)
 
     @invariant()
     def every_batch_reads_back(self):
         if self.log is None:
             return
-        for batch in self.visible_batches():
-            for offset in {max(batch.base_offset, self.log_start_offset), batch.last_offset}:
-                self.check_read(offset, 1)
+        offsets = {self.log_start_offset}
+        previous_next = self.physical_start
+        for batch in self.batches:
+            if batch.base_offset > previous_next:
+                offsets.add(previous_next)  # a hole compaction left
+            offsets |= {batch.base_offset, batch.last_offset}
+            previous_next = batch.next_offset
+        # (Byte for byte is enough here: a batch's records follow from its bytes, which
+        # the `read` rule decodes.)
+        for offset in sorted(offsets):
+            if offset >= self.log_start_offset:
+                self.check_read(offset, 1, decode=False)
         for offset in (self.log_start_offset - 1, self.next_offset, self.next_offset + 1):
             if offset >= 0:
-                self.check_read(offset, 1)
+                self.check_read(offset, 1, decode=False)
+
+    @invariant()
+    def producers_are_known_as_the_model_allows(self):
+        if self.log is None:
+            return
+        for producer_id in PRODUCER_IDS:
+            self.known_producer_batch(producer_id)
 
     @invariant()
     def offsets_for_timestamps_match_a_scan(self):

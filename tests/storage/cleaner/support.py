@@ -44,7 +44,8 @@ class CompactionModel:
     """What the log must hold: every record appended, minus what compaction may remove.
 
     `horizons` maps a batch's base offset to the delete horizon the first pass that
-    kept a tombstone in it gave it (Kafka's KIP-534 rule).
+    kept a tombstone in it gave it (Kafka's KIP-534 rule). Records without a key are
+    removed by the first pass that judges them, as Kafka's cleaner does.
     """
 
     records: dict[int, tuple] = field(default_factory=dict)   # offset -> (key, value)
@@ -52,23 +53,36 @@ class CompactionModel:
     horizons: dict[int, int] = field(default_factory=dict)
 
     def append(self, base_offset: int, rows) -> None:
+        """A batch of (key, value) rows at consecutive offsets from `base_offset`."""
         for i, row in enumerate(rows):
-            self.records[base_offset + i] = row
-            self.batch_of[base_offset + i] = base_offset
+            self.add(base_offset, base_offset + i, *row)
 
-    def clean(self, end_offset: int, recopied_below: int, now_ms: int, delete_retention_ms: int) -> None:
+    def add(self, batch_base_offset: int, offset: int, key, value) -> None:
+        """One record of the batch at `batch_base_offset` (a compacted batch has holes)."""
+        self.records[offset] = (key, value)
+        self.batch_of[offset] = batch_base_offset
+
+    def clean(self, end_offset: int, recopied_below: int, now_ms: int, delete_retention_ms: int,
+              first_dirty_offset: int | None = None) -> None:
         """A pass that judged every record below `end_offset` and recopied every batch
-        below `recopied_below` (the end of the last segment it cleaned)."""
+        below `recopied_below` (the end of the last segment it cleaned).
+
+        Its offset map holds the last offset of each key in [`first_dirty_offset`,
+        `end_offset`); a record below the first dirty offset whose key is not in the map
+        stays (None: every record counts, right for a log whose clean part holds each
+        key once)."""
+        first_dirty = min(self.records, default=0) if first_dirty_offset is None else first_dirty_offset
         last_of_key = {}
         for offset in sorted(self.records):
-            if offset < end_offset:
+            if first_dirty <= offset < end_offset:
                 last_of_key[self.records[offset][0]] = offset
         for offset in sorted(self.records):
             if offset >= end_offset:
                 break
             key, value = self.records[offset]
             horizon = self.horizons.get(self.batch_of[offset])
-            if last_of_key[key] != offset or (value is None and horizon is not None and now_ms >= horizon):
+            if (key is None or last_of_key.get(key, offset) > offset
+                    or (value is None and horizon is not None and now_ms >= horizon)):
                 del self.records[offset]
         for offset, (_, value) in self.records.items():
             batch = self.batch_of[offset]
