@@ -705,9 +705,14 @@ class LogSegment:
 
     def _read_largest_timestamp(self) -> TimestampOffset:
         # The time index's last entry, unless batches after it carry a larger timestamp.
-        best = self.time_index.last_entry()
-        for _, header in self.scan_batch_headers(self.offset_index.lookup(best.offset).position):
-            if header.max_timestamp > best.timestamp_ms:
+        # Only batches after its offset count: the scan starts at the offset index's entry
+        # at or before it, and a batch before it that the time index does not cover (a
+        # time index created empty when its file was missing) would give an entry going
+        # back in offsets, which the close or roll could not append.
+        best = last = self.time_index.last_entry()
+        after = last.offset if self.time_index.entries else self.base_offset - 1
+        for _, header in self.scan_batch_headers(self.offset_index.lookup(last.offset).position):
+            if header.last_offset > after and header.max_timestamp > best.timestamp_ms:
                 best = TimestampOffset(header.max_timestamp, header.last_offset)
         return best
 

@@ -194,6 +194,41 @@ def test_a_missing_time_index_alone_is_created_empty_and_the_segment_not_read(tm
     assert time_index.stat().st_size == 0 and index.read_bytes() == original_index
 
 
+def test_truncating_a_segment_whose_time_index_was_created_empty_keeps_its_entries_in_offset_order(tmp_path):
+    """A time index created empty knows only the batches appended since. Truncation then
+    recomputes the segment's largest timestamp from the last time-index entry on; a
+    larger timestamp in an older batch the index does not cover must not count, or the
+    entry the close (or a roll) appends would go back in offsets: the close raised and
+    left the log half closed (the log state machine found it)."""
+    dir = tmp_path / "t-0"
+    config = small_config(segment_bytes=100_000, index_interval_bytes=100)
+    log = Log.open(dir, config, now_ms=0)
+    log.append(make_batch(2, timestamp_ms=5000), now_ms=0)  # offsets 0-1, the largest timestamp
+    log.close()
+    (dir / "00000000000000000000.timeindex").unlink()
+    log = Log.open(dir, config, now_ms=0, had_clean_shutdown=True, recovery_point=2)
+    assert log.recovery_report.time_indexes_created == 1
+    log.append(make_batch(2, timestamp_ms=1000), now_ms=0)  # 2-3
+    log.append(make_batch(2, value_bytes=200, timestamp_ms=999), now_ms=0)  # 4-5: a time-index entry (1000, 3)
+    log.append(make_batch(2, value_bytes=200, timestamp_ms=999), now_ms=0)  # 6-7
+    segment = log.active_segment
+    assert segment.time_index.last_entry() == TimestampOffset(1000, 3)
+    # The offset index's entry at or before offset 3 is the segment's start, before batch 0-1.
+    assert segment.offset_index.lookup(3).position == 0
+    assert log.truncate_to(6)
+    assert segment.max_timestamp_so_far == TimestampOffset(1000, 3)
+    log.roll(now_ms=0)
+    log.append(make_batch(1, timestamp_ms=2000), now_ms=0)
+    log.close()
+    entries = read_time_index(dir / "00000000000000000000.timeindex", 0)
+    assert entries == [(1000, 3)]
+    log = Log.open(dir, config, now_ms=0, had_clean_shutdown=True, recovery_point=7)
+    assert log.recovery_report.index_rebuilds == 0
+    assert log.segments[0].max_timestamp_so_far == TimestampOffset(1000, 3)
+    assert log.log_end_offset == 7
+    log.close()
+
+
 def test_timestamp_lookups_choose_the_segment_by_its_modification_time_when_its_timestamps_are_unknown(tmp_path):
     """ListOffsets by timestamp searches only the first segment whose largest timestamp
     reaches the target (Kafka's UnifiedLog.searchOffsetInLocalLog), and that is the
