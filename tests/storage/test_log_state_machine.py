@@ -56,8 +56,8 @@ Rules (one step each):
 | kill_and_reopen      | drop the Log with `close_handlers` (no     | keeps every batch whose bytes are   |
 |                      | flush, no trim, no marker); cut the active | still intact (those that end before |
 |                      | `.log` at a random byte, maybe add zeros;  | the cut); if the log end then falls |
-|                      | maybe damage index files; open unclean     | below log_start_offset, the log     |
-|                      |                                            | starts empty there                  |
+|                      | maybe damage index files, lose the producer| below log_start_offset, the log     |
+|                      | snapshots; open unclean                    | starts empty there                  |
 
 Idempotent producers: a producer's next batch continues from the last sequence the log
 knows for it. Until the log rebuilds its producer state (a truncation, a reopen)
@@ -844,8 +844,10 @@ class LogStateMachine(RuleBasedStateMachine):
         delete_older_indexes=st.booleans(),
         recovery_point_from=st.sampled_from(["log", "checkpoint", "zero"]),
         pick=st.integers(0, 2**20),
+        lose_snapshots=st.sampled_from([False, False, False, True]),
     )
-    def kill_and_reopen(self, cut, zeros, active_index_damage, delete_older_indexes, recovery_point_from, pick):
+    def kill_and_reopen(self, cut, zeros, active_index_damage, delete_older_indexes, recovery_point_from, pick,
+                        lose_snapshots=False):
         log = self.log
         active = log.active_segment
         base, size = active.base_offset, active.size_bytes
@@ -879,6 +881,11 @@ class LogStateMachine(RuleBasedStateMachine):
             doomed = older[pick % len(older)]
             files.offset_index_file_path(self.dir, doomed).unlink(missing_ok=True)
             files.time_index_file_path(self.dir, doomed).unlink(missing_ok=True)
+        if lose_snapshots:
+            # As a replica rebuilding from the log alone: the producers come back from the
+            # batches the log can replay (a compacted producer's last one must be there).
+            for snapshot in self.dir.glob("*" + files.PRODUCER_SNAPSHOT_FILE_SUFFIX):
+                snapshot.unlink()
 
         # The model: the batches of the active segment whose bytes are intact survive, up to
         # the first one that is not. That is every batch that ends at or before the cut,

@@ -82,7 +82,8 @@ class CleanerStateMachine(RuleBasedStateMachine):
             return
         below = min(b for b in segment_bases if b >= result.end_offset)
         tombstones = sum(1 for _, value in self.model.records.values() if value is None)
-        self.model.clean(result.end_offset, below, self.now_ms, self.config.delete_retention_ms)
+        self.model.clean(result.end_offset, below, self.now_ms, self.config.delete_retention_ms,
+                         first_dirty_offset=result.first_dirty_offset)
         if sum(1 for _, value in self.model.records.values() if value is None) < tombstones:
             event("a pass removed tombstones")
         if result.end_offset < result.first_dirty_offset or result.end_offset < below:
