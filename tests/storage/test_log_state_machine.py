@@ -59,6 +59,15 @@ Rules (one step each):
 |                      | maybe damage index files, lose the producer| below log_start_offset, the log     |
 |                      | snapshots; open unclean                    | starts empty there                  |
 
+Compaction: the pass starts at the first dirty offset the broker would have
+checkpointed (lowered by truncations, as Kafka's LogManager does; reset to the log start
+offset by the cleaner when DeleteRecords or retention passed it) and the model predicts
+where its offset map ends. After a whole pass, independently of CompactionModel: in
+[log start, end of the pass) every key keeps its last record at its original offset and
+nothing else is left but tombstones still inside `delete.retention.ms` of the pass that
+first kept them. Each recopied segment keeps the modification time of the last one it
+replaces (retention by time of a segment without timestamps falls back on it).
+
 Idempotent producers: a producer's next batch continues from the last sequence the log
 knows for it. Until the log rebuilds its producer state (a truncation, a reopen)
 that must be the producer's last batch in the model, compacted or not: the cleaner keeps
@@ -705,6 +714,8 @@ class LogStateMachine(RuleBasedStateMachine):
         recopied_below = min(b for b in bases if b >= end_offset) if result.groups else bases[0]
         assert [s.base_offset for group in result.groups for s in group.old] == [b for b in bases if b < recopied_below]
         assert all(group.new.base_offset == group.old[0].base_offset for group in result.groups)
+        if len(result.groups) > 1:
+            event("compact: several groups")
 
         model = CompactionModel()
         for batch in batches_before:
