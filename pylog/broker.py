@@ -198,7 +198,8 @@ class Broker:
             self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
-            self.high_watermarks.write(self.partitions.values())
+            if self.high_watermarks is not None:
+                self.high_watermarks.write(self.partitions.values())
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
             self.log_manager = None
 

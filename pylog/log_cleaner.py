@@ -126,7 +126,10 @@ class LogCleaner:
         job.abort()
         copy = self._copies.get(key)
         if copy is not None:
-            concurrent.futures.wait([copy], timeout=ABORT_WAIT_S)
+            done, _ = concurrent.futures.wait([copy], timeout=ABORT_WAIT_S)
+            if not done:
+                log.warning("The cleaning of %s-%d did not stop within %.0f s of its abort", topic, partition,
+                            ABORT_WAIT_S)
         log.info("The cleaning of %s-%d is aborted and paused", topic, partition)
 
     def resume(self, topic: str, partition: int) -> None:
