@@ -268,9 +268,7 @@ class Broker:
             if not (partition_log.dir / "partition.metadata").exists():
                 write_partition_metadata(partition_log.dir, topic.topic_id)
             self.partitions[(topic.name, index)] = Partition(topic.name, index, partition_log, self.node_id,
-                                                             self.waiters, leader_epoch=max(
-                                                                 topic.leader_epochs[index],
-                                                                 partition_log.latest_epoch or 0))
+                                                             self.waiters, leader_epoch=topic.leader_epochs[index])
 
     def delete_topic(self, name: str) -> None:
         topic = self.metadata.topics.get(name)

@@ -12,7 +12,7 @@
                           batch (partitionLeaderEpoch)
 
 The current leader epoch is the partition's (what the controller decided; one node: the
-latest epoch the log's cache holds, else 0); the history of epochs, which epoch wrote
+epoch kept in pylog-topics.json, or the latest the log's cache holds if that is higher); the history of epochs, which epoch wrote
 which offsets, is the log's leader-epoch cache (storage/leader_epoch_cache.py), and
 becoming leader at an epoch records its start there.
 
@@ -39,7 +39,7 @@ DELETE_TO_HIGH_WATERMARK = -1   # DeleteRecords' offset meaning "everything belo
 
 class Partition:
     def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
-                 leader_epoch: int | None = None):
+                 leader_epoch: int = 0):
         self.topic = topic
         self.index = index
         self.log = log
@@ -47,7 +47,8 @@ class Partition:
         self.waiters = waiters
         self.key = (topic, index)
         self.leader_epoch = -1
-        self.make_leader((log.latest_epoch or 0) if leader_epoch is None else leader_epoch)
+        # never below an epoch the log already holds: assigning a lower one would cut its history
+        self.make_leader(max(leader_epoch, log.latest_epoch or 0))
 
     # -- offsets -----------------------------------------------------------------------
 

@@ -1092,7 +1092,4 @@ def _open_epoch_cache(dir: Path) -> tuple[LeaderEpochCache, bool]:
 
 def _unlink_if_present(path: Path | None) -> None:
     if path is not None:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
+        path.unlink(missing_ok=True)

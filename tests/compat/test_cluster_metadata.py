@@ -24,6 +24,7 @@ import json
 import time
 import uuid
 
+import confluent_kafka.admin as confluent_admin
 import pytest
 
 from protocol import codegen
@@ -59,7 +60,6 @@ from pylog.metadata_image import BROKER_RESOURCE, TOPIC_RESOURCE, MetadataImage
 from tests.compat.reference import KafkaBroker
 from tests.integration.support import WireClient
 
-confluent_admin = pytest.importorskip("confluent_kafka.admin")
 
 # DescribeConfigs' config_source values
 DYNAMIC_TOPIC_CONFIG = 1

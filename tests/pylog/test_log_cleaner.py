@@ -170,9 +170,11 @@ def test_no_cleaner_thread_cleans_nothing(kafka_broker_factory):
 
 
 def test_retention_leaves_a_log_a_pass_holds(kafka_broker_factory):
-    """`cleanup.policy` changed from compact to delete during a pass: the broker's
-    retention task skips the log while the pass holds it (Kafka's
-    pauseCleaningForNonCompactedPartitions), and applies retention once it is free."""
+    """A retention pass leaves out the partitions it is told a cleaning holds, and
+    applies retention to them once they are free (the broker's retention task is given
+    the cleaner's `in_progress`: Kafka's pauseCleaningForNonCompactedPartitions, for a
+    log whose `cleanup.policy` changed from compact during a pass). The pass itself is
+    not run here: the skip is given by hand."""
     broker = kafka_broker_factory()
     broker.call(lambda: broker.broker.create_topic("aging", 1, {"segment.bytes": str(128 * 1024),
                                                                "retention.bytes": "0"}))
