@@ -20,7 +20,9 @@ metadata package is left alone. The output, committed to the repository:
                                         record type (its apiKey) to its class
 
 Which schemas: the request/response headers, every request and response whose
-`listeners` include "broker", the consumer protocol's subscription and assignment
+`listeners` include "broker", or "controller" without "zkBroker" (the APIs a broker serves
+to clients, and those a KRaft controller serves to brokers: BrokerRegistration,
+BrokerHeartbeat, AlterPartition, ...), the consumer protocol's subscription and assignment
 (carried opaquely inside JoinGroup / SyncGroup), and the control records Raft writes
 into `__cluster_metadata` (LeaderChangeMessage, the snapshot header and footer, the
 KRaft version and voters records). From the internal folder: the group coordinator's
@@ -281,13 +283,20 @@ def describe(spec: dict) -> str:
     return text
 
 
+def _served_in_kraft(listeners: list[str]) -> bool:
+    """A broker's API, or a controller's that is not of the ZooKeeper era (those name
+    "zkBroker": ControlledShutdown, LeaderAndIsr, ...; a KRaft broker never sends them)."""
+    return "broker" in listeners or ("controller" in listeners and "zkBroker" not in listeners)
+
+
 def select_message_files(specs_dir: Path) -> list[Path]:
-    """Headers, consumer-protocol data, and both halves of every API a broker serves.
+    """Headers, consumer-protocol data, and both halves of every API a broker or a
+    controller serves.
 
     Only requests carry `listeners`; a response is chosen when its request is."""
     specs = [(path, load_schema(path)) for path in sorted(specs_dir.glob("*.json"))]
     broker_keys = {spec["apiKey"] for _, spec in specs
-                   if spec.get("type") == "request" and "broker" in spec.get("listeners", [])}
+                   if spec.get("type") == "request" and _served_in_kraft(spec.get("listeners", []))}
     chosen = []
     for path, spec in specs:
         if spec.get("name") in HEADER_SCHEMAS or spec.get("name") in DATA_SCHEMAS:

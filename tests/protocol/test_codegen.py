@@ -53,13 +53,14 @@ TOY_RESPONSE = {
     "fields": [{"name": "ErrorCode", "type": "int16", "versions": "0+"}],
 }
 CONTROLLER_REQUEST = {**TOY_REQUEST, "apiKey": 901, "name": "HiddenRequest", "listeners": ["controller"]}
+ZK_ERA_REQUEST = {**TOY_REQUEST, "apiKey": 903, "name": "ZkEraRequest", "listeners": ["zkBroker", "controller"]}
 SPARE_REQUEST = {**TOY_REQUEST, "apiKey": 902, "name": "SpareRequest"}
 SPARE_RESPONSE = {**TOY_RESPONSE, "apiKey": 902, "name": "SpareResponse"}
 
 
 def write_toy_specs(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    for spec in (TOY_REQUEST, TOY_RESPONSE, CONTROLLER_REQUEST, SPARE_REQUEST, SPARE_RESPONSE):
+    for spec in (TOY_REQUEST, TOY_RESPONSE, CONTROLLER_REQUEST, ZK_ERA_REQUEST, SPARE_REQUEST, SPARE_RESPONSE):
         text = "// a license header\n" + json.dumps(spec, indent=2)
         (folder / f"{spec['name']}.json").write_text(text, encoding="utf-8")
     return folder
@@ -112,7 +113,8 @@ def test_a_spec_folder_generates_deterministic_modules_and_check_sees_changes(tm
         roots.append(root)
     assert outputs[0] == outputs[1], "two runs (different hash seeds) must give identical files"
     assert set(outputs[0]) == {"__init__.py", "toy_request.py", "toy_response.py",
-                              "spare_request.py", "spare_response.py"}  # no controller API
+                              "spare_request.py", "spare_response.py",
+                              "hidden_request.py"}  # a KRaft controller's API is kept, a ZooKeeper-era one not
     module = outputs[0]["toy_request.py"]
     assert module.startswith("# Generated") and "valid_versions = (0, 2)" in module
     assert "license header" not in module
@@ -178,7 +180,7 @@ def test_a_metadata_folder_without_a_metadata_record_is_an_error(tmp_path):
 def test_a_folder_with_nothing_to_generate_is_an_error(tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()
-    (folder / "HiddenRequest.json").write_text(json.dumps(CONTROLLER_REQUEST), encoding="utf-8")
+    (folder / "ZkEraRequest.json").write_text(json.dumps(ZK_ERA_REQUEST), encoding="utf-8")
     result = run_codegen(REPO, "--specs", str(folder), "--check")
     assert result.returncode == 2 and "no schema to generate" in result.stderr
 
