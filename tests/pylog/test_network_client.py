@@ -1,0 +1,71 @@
+"""pylog's own client (pylog/network_client.py) against a real broker over a socket."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+
+from protocol.messages import ApiVersionsRequest, MetadataRequest
+from pylog.broker import Broker
+from pylog.config import BrokerConfig
+from pylog.network_client import NodeClient, NodeUnavailable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 30))
+
+
+def test_concurrent_requests_get_their_own_answers(tmp_path):
+    async def scenario():
+        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+        await broker.start(host="127.0.0.1", port=0)
+        client = NodeClient("127.0.0.1", broker.port, client_id="test")
+        try:
+            versions, metadata = await asyncio.gather(
+                client.send(ApiVersionsRequest(client_software_name="t", client_software_version="1"), 3),
+                client.send(MetadataRequest(topics=[]), 12))
+            assert any(api.api_key == 18 for api in versions.api_keys)
+            assert [b.node_id for b in metadata.brokers] == [broker.node_id]
+        finally:
+            await client.close()
+            await broker.stop()
+    run(scenario())
+
+
+def test_an_unreachable_node_fails_the_request_and_a_later_send_reconnects(tmp_path):
+    port = free_port()
+
+    async def scenario():
+        client = NodeClient("127.0.0.1", port, client_id="test", connect_timeout_ms=1000)
+        with pytest.raises(NodeUnavailable):
+            await client.send(ApiVersionsRequest(), 0)
+        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+        await broker.start(host="127.0.0.1", port=port)
+        try:
+            response = await client.send(ApiVersionsRequest(), 0)
+            assert response.error_code == 0
+        finally:
+            await client.close()
+            await broker.stop()
+    run(scenario())
+
+
+def test_a_node_that_stops_fails_what_is_in_flight(tmp_path):
+    async def scenario():
+        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+        await broker.start(host="127.0.0.1", port=0)
+        client = NodeClient("127.0.0.1", broker.port, client_id="test")
+        await client.send(ApiVersionsRequest(), 0)
+        await broker.stop()
+        with pytest.raises(NodeUnavailable):
+            await client.send(ApiVersionsRequest(), 0, timeout_ms=5000)
+        await client.close()
+    run(scenario())
