@@ -1,35 +1,21 @@
-"""The cluster's metadata on one node: cluster id, topics, topic ids.
+"""What a broker knows of the cluster's metadata, and the small files of its data directory.
 
-In Kafka (KRaft) this is a replicated log of records (`TopicRecord`, `PartitionRecord`,
-`ConfigRecord`, ...) applied to an in-memory image. A single pylog node keeps the same
-facts in small files, written atomically (temp file, fsync, rename), and the producer-id
-blocks (Kafka's `ProducerIdsRecord`) in another (pylog/producer_ids.py):
+The cluster's metadata is the controller's log, `__cluster_metadata` (pylog/controller/),
+which every broker follows into a `MetadataImage` (pylog/metadata_image.py). The broker's
+handlers read the part they need through `BrokerMetadata`, a view rebuilt by the metadata
+publisher (pylog/metadata_publisher.py) after each batch it applies:
 
-    <log.dir>/meta.properties          Kafka's format: version, cluster.id, node.id,
-                                       directory.id
-    <log.dir>/pylog-topics.json        pylog's: per topic its id, partition count, config
-                                       overrides and each partition's leader epoch; plus
-                                       the last broker epoch
+    topics        name -> TopicInfo (id, partition count, config overrides)
+    topic_by_id   id -> TopicInfo
+    cluster_id    from meta.properties
+    broker_epoch  this start's registration (the offset of its RegisterBrokerRecord)
+
+Files of the data directory written here, in Kafka's formats:
+
+    <log.dir>/meta.properties          version, cluster.id, node.id, directory.id
     <log.dir>/<topic>-<p>/partition.metadata
-                                       Kafka's format: "version: 0" / "topic_id: <base64>",
-                                       no newline after the last line
-
-Invariants: a topic's id never changes while it exists (clients cache it); a partition
-count only grows. The broker epoch grows at every start, crashes included: in Kafka
-(KRaft) it is the offset of the broker's registration record in the metadata log, new at
-every start, and what a clean shutdown writes into `.kafka_cleanshutdown`; here `load`
-takes the saved one plus one and saves it.
-
-Leader epochs. A partition starts at leader epoch 0 and, in Kafka, its epoch grows by one
-at every leadership change the controller records (REPLICATION.md, "Leader election and
-epochs"). On a single KRaft node every start makes two: the controller fences the
-broker's previous registration (a clean shutdown's controlled shutdown does it first; after
-a kill -9 the new registration does), leaving each partition without a leader, then
-unfences the new one, which leads again. Measured on Kafka 4.1.1: a partition created at
-epoch 0 is at 2 after a clean restart, at 4 after a kill -9 and another start, and the
-batches written meanwhile carry those epochs. So `load` adds 2 to every partition's epoch,
-saved per partition in `pylog-topics.json`; a partition created while the broker runs
-starts at 0.
+                                       "version: 0" / "topic_id: <base64>", no newline
+                                       after the last line
 
 Which partition directories the broker hosts (`stray_reason`): those of a known topic,
 below its partition count, whose `partition.metadata` names the topic's id. Any other
@@ -38,11 +24,8 @@ log without a topic id, or whose topic id and partition the metadata does not ha
 So a directory of a topic deleted while its files could not be removed, or left by an
 earlier topic of the same name, never becomes the new topic's log.
 
-Crash behaviour: the JSON file is replaced whole by rename, so a crash leaves the old or
-the new version. A topic is saved before its partition directories are created, so a
-crash during creation leaves no directory without an entry. A topic being deleted is
-marked `deleting` before its logs go and removed after: a crash in between leaves the
-mark, and the broker finishes the delete at its next start.
+Crash behaviour: files are replaced whole (temp file, fsync, rename, fsync of the
+directory), so a crash leaves the old or the new version.
 
 Concurrency: owned by the broker's event loop; not thread-safe.
 """
@@ -50,15 +33,13 @@ Concurrency: owned by the broker's event loop; not thread-safe.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
-TOPICS_FILE = "pylog-topics.json"
-LEADER_EPOCH_BUMPS_PER_START = 2
 META_PROPERTIES = "meta.properties"
 PARTITION_METADATA = "partition.metadata"
 
@@ -88,11 +69,6 @@ class TopicInfo:
     topic_id: uuid.UUID
     num_partitions: int
     configs: dict[str, str] = field(default_factory=dict)  # overrides only, Kafka names
-    deleting: bool = False  # saved before the logs are removed; a restart finishes the delete
-    leader_epochs: list[int] = field(default_factory=list)  # per partition, see "Leader epochs"
-
-    def __post_init__(self) -> None:
-        self.leader_epochs = (list(self.leader_epochs) + [0] * self.num_partitions)[:self.num_partitions]
 
     @property
     def is_internal(self) -> bool:
@@ -104,62 +80,23 @@ def random_kafka_uuid() -> str:
     return kafka_uuid_text(uuid.uuid4())
 
 
-class ClusterMetadata:
-    def __init__(self, log_dir: Path, node_id: int):
+class BrokerMetadata:
+    """The broker's view of the topics (see the module docstring)."""
+
+    def __init__(self, log_dir: Path, node_id: int, cluster_id: str):
         self.log_dir = Path(log_dir)
         self.node_id = node_id
-        self.cluster_id = ""
+        self.cluster_id = cluster_id
         self.topics: dict[str, TopicInfo] = {}
-        self.broker_epoch = 0
+        self._by_id: dict[uuid.UUID, TopicInfo] = {}
+        self.broker_epoch = -1
 
-    # -- loading and saving ----------------------------------------------------------
-
-    @classmethod
-    def load(cls, log_dir: Path, node_id: int, cluster_id: str | None = None) -> ClusterMetadata:
-        metadata = cls(log_dir, node_id)
-        metadata.log_dir.mkdir(parents=True, exist_ok=True)
-        metadata._load_meta_properties(cluster_id)
-        path = metadata.log_dir / TOPICS_FILE
-        if path.exists():
-            state = json.loads(path.read_text(encoding="utf-8"))
-            for name, entry in state.get("topics", {}).items():
-                metadata.topics[name] = TopicInfo(name, uuid.UUID(entry["topic_id"]), entry["partitions"],
-                                                  dict(entry.get("configs", {})), entry.get("deleting", False),
-                                                  list(entry.get("leader_epochs", [])))
-            metadata.broker_epoch = state.get("broker_epoch", 0)
-        metadata.broker_epoch += 1  # this start's registration
-        for topic in metadata.topics.values():
-            # the previous registration fenced (leader none), this one unfenced (leader again)
-            topic.leader_epochs = [epoch + LEADER_EPOCH_BUMPS_PER_START for epoch in topic.leader_epochs]
-        metadata.save()
-        return metadata
-
-    def _load_meta_properties(self, cluster_id: str | None) -> None:
-        path = self.log_dir / META_PROPERTIES
-        if path.exists():
-            props = dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines()
-                         if "=" in line and not line.startswith("#"))
-            self.cluster_id = props.get("cluster.id", "")
-        if not self.cluster_id:
-            self.cluster_id = cluster_id or random_kafka_uuid()
-            # directory.id: the log directory's own id, which Kafka 4's storage tool also writes
-            text = (f"#\n#Written by pylog\ncluster.id={self.cluster_id}\nnode.id={self.node_id}\n"
-                    f"directory.id={random_kafka_uuid()}\nversion=1\n")
-            _write_atomically(path, text)
-
-    def save(self) -> None:
-        state = {
-            "topics": {t.name: {"topic_id": str(t.topic_id), "partitions": t.num_partitions, "configs": t.configs,
-                                "leader_epochs": t.leader_epochs, **({"deleting": True} if t.deleting else {})}
-                       for t in sorted(self.topics.values(), key=lambda t: t.name)},
-            "broker_epoch": self.broker_epoch,
-        }
-        _write_atomically(self.log_dir / TOPICS_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
-
-    # -- topics ----------------------------------------------------------------------
+    def set_topics(self, topics: Iterable[TopicInfo]) -> None:
+        self.topics = {topic.name: topic for topic in topics}
+        self._by_id = {topic.topic_id: topic for topic in self.topics.values()}
 
     def topic_by_id(self, topic_id: uuid.UUID) -> TopicInfo | None:
-        return next((topic for topic in self.topics.values() if topic.topic_id == topic_id), None)
+        return self._by_id.get(topic_id)
 
     def stray_reason(self, topic: str, partition: int, partition_dir: Path) -> str | None:
         """Why `partition_dir` (of `topic`-`partition`) is not a log this broker hosts,
@@ -177,30 +114,38 @@ class ClusterMetadata:
                     f"topic {topic!r} has id {kafka_uuid_text(info.topic_id)}")
         return None
 
-    def add_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> TopicInfo:
-        topic = TopicInfo(name, uuid.uuid4(), num_partitions, dict(configs))
-        self.topics[name] = topic
-        self.save()
-        return topic
 
-    def mark_deleting(self, name: str) -> None:
-        self.topics[name].deleting = True
-        self.save()
+def load_cluster_id(log_dir: Path, node_id: int, cluster_id: str | None = None) -> str:
+    """The cluster id of `meta.properties`, written first (with `cluster_id`, or a new
+    random one) when the directory has none."""
+    log_dir = Path(log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / META_PROPERTIES
+    found = ""
+    if path.exists():
+        props = dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines()
+                     if "=" in line and not line.startswith("#"))
+        found = props.get("cluster.id", "")
+    if found:
+        return found
+    found = cluster_id or random_kafka_uuid()
+    # directory.id: the log directory's own id, which Kafka 4's storage tool also writes
+    text = (f"#\n#Written by pylog\ncluster.id={found}\nnode.id={node_id}\n"
+            f"directory.id={random_kafka_uuid()}\nversion=1\n")
+    _write_atomically(path, text)
+    return found
 
-    def remove_topic(self, name: str) -> TopicInfo:
-        topic = self.topics.pop(name)
-        self.save()
-        return topic
 
-    def set_partition_count(self, name: str, num_partitions: int) -> None:
-        topic = self.topics[name]
-        topic.leader_epochs += [0] * (num_partitions - topic.num_partitions)   # new partitions start at 0
-        topic.num_partitions = num_partitions
-        self.save()
-
-    def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
-        self.topics[name].configs = dict(configs)
-        self.save()
+def read_directory_id(log_dir: Path) -> uuid.UUID | None:
+    """The `directory.id` of `meta.properties`, or None."""
+    try:
+        for line in (Path(log_dir) / META_PROPERTIES).read_text(encoding="utf-8").splitlines():
+            if line.startswith("directory.id="):
+                encoded = line.split("=", 1)[1].strip()
+                return uuid.UUID(bytes=base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def kafka_uuid_text(value: uuid.UUID) -> str:

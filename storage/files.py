@@ -56,6 +56,9 @@ DELETED_FILE_SUFFIX = ".deleted"
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
 STRAY_DIR_SUFFIX = "-stray"
+# The KRaft metadata log's directory: a log of the cluster's metadata, owned by the
+# controller (and its copy by each broker), never one of the broker's partitions.
+METADATA_LOG_DIR_NAME = "__cluster_metadata-0"
 
 CLEAN_SHUTDOWN_FILE_NAME = ".kafka_cleanshutdown"
 RECOVERY_POINT_CHECKPOINT_FILE_NAME = "recovery-point-offset-checkpoint"

@@ -10,6 +10,9 @@
         orders-0/  orders-1/  ...           one Log each (storage/log.py)
         orders-2.9f3c...-delete/            a deleted partition not yet removed
         orders-7.41ab...-stray/             a log the broker does not host, kept aside
+        __cluster_metadata-0/               the KRaft metadata log: not opened here (its
+                                            owner is the node's controller or metadata
+                                            follower, as in Kafka)
 
 Startup (`LogManager.open`): note whether `.kafka_cleanshutdown` exists, read both
 checkpoint files (a corrupt one counts as absent: recovery then starts from offset 0,
@@ -126,6 +129,8 @@ class LogManager:
             if not entry.is_dir():
                 continue
             name = entry.name
+            if name == files.METADATA_LOG_DIR_NAME:
+                continue   # the metadata log is not a partition the broker hosts (pylog/controller/)
             if name.endswith(files.DELETE_DIR_SUFFIX):
                 logger.info("Removing partition directory %s left by an unfinished delete", name)
                 shutil.rmtree(entry.path, ignore_errors=True)
