@@ -42,6 +42,7 @@ import logging
 from pathlib import Path
 
 from protocol.error_codes import ErrorCode
+from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
 from storage.config import LogConfig
 from storage.manager import LogManager
 
@@ -72,7 +73,18 @@ from pylog.high_watermarks import HighWatermarkCheckpoint
 from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
 from pylog.log_retention import run_retention
-from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
+from pylog.metadata import (
+    PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
+    write_partition_metadata,
+)
+from pylog.broker_lifecycle import BrokerLifecycle
+from pylog.controller.apis import controller_apis
+from pylog.controller.quorum_controller import QuorumController
+from pylog.controller_channel import LocalControllerChannel, RemoteControllerChannel, controller_address
+from pylog.metadata_follower import MetadataFollower
+from pylog.metadata_image import MetadataImage
+from pylog.metadata_publisher import MetadataPublisher
+from pylog.network_client import NodeUnavailable
 from pylog.partition import Partition
 from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
@@ -83,6 +95,9 @@ TRANSACTION_STATE_TOPIC = "__transaction_state"
 
 CHECKPOINT_INTERVAL_MS = 60_000                    # log.flush.offset.checkpoint.interval.ms
 PRODUCER_EXPIRATION_CHECK_INTERVAL_MS = 600_000    # producer.id.expiration.check.interval.ms
+CONTROLLED_SHUTDOWN_TIMEOUT_MS = 30_000
+UNFENCE_TIMEOUT_MS = 30_000
+CREATE_TOPICS_VERSION, DELETE_TOPICS_VERSION, CREATE_PARTITIONS_VERSION = 7, 5, 3
 
 
 class Broker:
@@ -93,7 +108,12 @@ class Broker:
         self.node_id = config.node_id
         self.waiters = DataWaiters()
         self.partitions: dict[tuple[str, int], Partition] = {}
-        self.metadata: ClusterMetadata | None = None
+        self.metadata: BrokerMetadata | None = None
+        self.controller: QuorumController | None = None          # process.roles has "controller"
+        self.controller_channel = None                            # to the controller, local or remote
+        self.metadata_follower: MetadataFollower | None = None    # a broker-only node's copy of the log
+        self.lifecycle: BrokerLifecycle | None = None
+        self.publisher = MetadataPublisher(self)
         self.log_manager: LogManager | None = None
         self.producer_ids: ProducerIdManager | None = None
         self.server: Server | None = None
@@ -144,38 +164,89 @@ class Broker:
 
     async def start(self, host: str | None = None, port: int | None = None) -> None:
         started_ms = now_ms()
-        self.metadata = ClusterMetadata.load(self.log_dir, self.node_id, self.config.get("cluster.id"))
+        roles = set(self.config.process_roles)
+        cluster_id = load_cluster_id(self.log_dir, self.node_id, self.config.get("cluster.id"))
+        self.metadata = BrokerMetadata(self.log_dir, self.node_id, cluster_id)
+        if "controller" in roles:
+            self.controller = QuorumController(self.config, self.metadata_log_dir, cluster_id)
+            await self.controller.start()
+        if "broker" not in roles:   # a controller-only node: the controller's APIs on its listener
+            self.dispatcher.apis = {api.key: api for api in controller_apis(self.controller)}
+            await self._listen(host, port)
+            return
         self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
+        if self.controller is not None:
+            image = self.controller.image
+            self.controller_channel = LocalControllerChannel(self.controller)
+        else:
+            address = controller_address(self.config)
+            if address is None:
+                raise ValueError("a broker-only node needs controller.quorum.bootstrap.servers "
+                                 "or controller.quorum.voters")
+            self.controller_channel = RemoteControllerChannel(address, client_id=f"broker-{self.node_id}")
+            self.metadata_follower = MetadataFollower.open(self.log_dir, self.controller_channel,
+                                                           on_batch=lambda image, _entries: self.publisher.publish(image))
+            image = self.metadata_follower.image
+        self.metadata.set_topics(TopicInfo(t.name, t.topic_id, len(t.partitions), dict(image.topic_configs(t.name)))
+                                 for t in image.topics.values())
         topic_configs = {t.name: self.default_log_config.with_overrides(t.configs)
                          for t in self.metadata.topics.values() if t.configs}
         self.log_manager = LogManager.open(self.log_dir, self.default_log_config, now_ms=started_ms,
                                            topic_configs=topic_configs,
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms,
                                            flush_listener=self.log_flusher.schedule,
-                                           is_stray=lambda tp, path: self.metadata.stray_reason(*tp, path))
+                                           is_stray=lambda tp, path: self._stray_reason(image, *tp, path))
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         self.high_watermarks = HighWatermarkCheckpoint(self.log_dir)
         self.high_watermarks.create_if_missing()
-        interrupted = []
-        for topic in list(self.metadata.topics.values()):
-            if topic.deleting:
-                interrupted.append(topic.name)
-            else:
-                self._open_partitions(topic, 0, started_ms)
+        self.publisher.publish(image)      # the partitions of this node, as the metadata last said
         self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
-        for name in interrupted:
-            self.delete_topic(name)   # a delete interrupted by a crash: its offsets may be left too
         self.group_coordinator.load()
-        bind_host, bind_port = self.config.listener_address()
-        self.server = await start_server(self.dispatcher, bind_host if host is None else host,
-                                         bind_port if port is None else port,
-                                         self.config.socket_request_max_bytes)
-        self.host, self.port = self.server.address
+        await self._listen(host, port)
+        if self.controller is not None:
+            self.controller.listeners.append(self.publisher.publish)
+        else:
+            self.metadata_follower.start()
+        self.lifecycle = BrokerLifecycle(
+            node_id=self.node_id, cluster_id=cluster_id, channel=self.controller_channel,
+            listeners=[self.advertised_listener()], rack=self.config.get("broker.rack"),
+            directory_ids=[d for d in [read_directory_id(self.log_dir)] if d is not None],
+            heartbeat_interval_ms=self.config.broker_heartbeat_interval_ms,
+            metadata_offset=lambda: self.publisher.published_offset)
+        self.metadata.broker_epoch = await self.lifecycle.register()
+        self.lifecycle.start_heartbeats()
+        await self.lifecycle.heartbeat()
+        try:
+            await asyncio.wait_for(self.lifecycle.unfenced.wait(), UNFENCE_TIMEOUT_MS / 1000)
+        except asyncio.TimeoutError:
+            log.warning("broker %d not unfenced after %d ms; serving anyway", self.node_id, UNFENCE_TIMEOUT_MS)
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
         self._retention = asyncio.get_running_loop().create_task(
             run_retention(self.partitions.values, self.config.log_retention_check_interval_ms,
                           skip=self.log_cleaner.in_progress))
         self.log_cleaner.start()
+
+    async def _listen(self, host: str | None, port: int | None) -> None:
+        bind_host, bind_port = self.config.listener_address()
+        self.server = await start_server(self.dispatcher, bind_host if host is None else host,
+                                         bind_port if port is None else port,
+                                         self.config.socket_request_max_bytes)
+        self.host, self.port = self.server.address
+
+    @property
+    def metadata_log_dir(self) -> Path:
+        configured = self.config.get("metadata.log.dir")
+        return Path(configured) if configured else self.log_dir
+
+    def _stray_reason(self, image: MetadataImage, topic: str, index: int, path: Path) -> str | None:
+        """Why a partition directory found at start is not a log this node hosts, or None."""
+        reason = self.metadata.stray_reason(topic, index, path)
+        if reason is not None:
+            return reason
+        registration = image.topics_by_name[topic].partitions.get(index)
+        if registration is not None and self.node_id not in registration.replicas:
+            return f"node {self.node_id} is not a replica of {topic}-{index}"
+        return None
 
     def _largest_producer_id(self) -> int:
         """The largest producer id any loaded partition remembers (-1: none)."""
@@ -183,7 +254,18 @@ class Broker:
                     for producer_id in partition_log.producer_state), default=-1)
 
     async def stop(self) -> None:
-        # First answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
+        # Controlled shutdown first, while requests are still served: the controller moves
+        # this broker's leaderships to other in-sync replicas, so clients move with them.
+        if self.lifecycle is not None:
+            if not await self.lifecycle.controlled_shutdown(self.config.get("controlled.shutdown.timeout.ms")
+                                                            if self.config.is_set("controlled.shutdown.timeout.ms")
+                                                            else CONTROLLED_SHUTDOWN_TIMEOUT_MS):
+                log.warning("controlled shutdown of broker %d did not finish; stopping anyway", self.node_id)
+            await self.lifecycle.stop()
+            self.lifecycle = None
+        if self.metadata_follower is not None:
+            await self.metadata_follower.stop()
+        # Then answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
         # connection is kept busy while the server waits for in-flight requests.
         self.group_coordinator.shutdown()
         if self.server is not None:
@@ -202,6 +284,11 @@ class Broker:
                 self.high_watermarks.write(self.partitions.values())
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
             self.log_manager = None
+        if self.controller_channel is not None:
+            await self.controller_channel.close()
+            self.controller_channel = None
+        if self.controller is not None:
+            await self.controller.stop()
 
     async def _housekeep(self) -> None:
         last_checkpoint_ms = last_expiry_ms = last_offsets_expiry_ms = last_high_watermarks_ms = now_ms()
@@ -236,6 +323,12 @@ class Broker:
             return self.config.advertised_address(bound_port=self.port)
         return self.host, self.port
 
+    def advertised_listener(self) -> tuple[str, str, int, str]:
+        """(listener name, host, port, security protocol) registered with the controller."""
+        host, port = self.advertised_address()
+        endpoint = self.config.listener_endpoint()
+        return endpoint.listener_name, host, port, endpoint.security_protocol
+
     # -- topics ------------------------------------------------------------------------
 
     def partition(self, topic: str, index: int) -> Partition | None:
@@ -245,48 +338,95 @@ class Broker:
         """The storage config for a topic with these overrides (raises InvalidConfig)."""
         return self.default_log_config.with_overrides(configs)
 
-    def create_topic(self, name: str, num_partitions: int, configs: dict[str, str] | None = None) -> TopicInfo:
-        configs = dict(configs or {})
-        problem = topic_name_problem(name)
-        if problem:
-            raise BrokerError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
-        if name in self.metadata.topics:
-            raise BrokerError(ErrorCode.TOPIC_ALREADY_EXISTS, f"topic {name!r} already exists")
-        if num_partitions < 1:
-            raise BrokerError(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1")
-        log_config = self.topic_log_config(configs)
-        topic = self.metadata.add_topic(name, num_partitions, configs)
-        if configs:
-            self.log_manager.set_topic_config(name, log_config)
-        self._open_partitions(topic, 0, now_ms())
+    # Topic changes go to the controller as Kafka's requests; the broker acts on them when
+    # the metadata they commit comes back (pylog/metadata_publisher.py).
+
+    async def create_topic(self, name: str, num_partitions: int, configs: dict[str, str] | None = None,
+                           replication_factor: int = -1) -> TopicInfo:
+        """Create a topic through the controller (CreateTopics) and return it once this
+        broker's metadata has it; BrokerError with the controller's answer otherwise."""
+        topic = CreateTopicsRequest.CreatableTopic(
+            name=name, num_partitions=num_partitions, replication_factor=replication_factor,
+            configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])
+        response = await self.forward(CreateTopicsRequest(topics=[topic], timeout_ms=30_000), CREATE_TOPICS_VERSION)
+        result = response.topics[0]
+        if result.error_code not in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS) or name not in self.metadata.topics:
+            raise BrokerError(result.error_code or ErrorCode.UNKNOWN_SERVER_ERROR,
+                              result.error_message or f"topic {name!r} was not created")
+        if result.error_code == ErrorCode.TOPIC_ALREADY_EXISTS:
+            raise BrokerError(result.error_code, result.error_message or f"topic {name!r} already exists")
         log.info("created topic %s with %d partition(s)", name, num_partitions)
-        return topic
+        return self.metadata.topics[name]
 
-    def _open_partitions(self, topic: TopicInfo, first: int, at_ms: int) -> None:
-        for index in range(first, topic.num_partitions):
-            partition_log = self.log_manager.get_or_create_log(topic.name, index, now_ms=at_ms)
-            if not (partition_log.dir / "partition.metadata").exists():
-                write_partition_metadata(partition_log.dir, topic.topic_id)
-            self.partitions[(topic.name, index)] = Partition(topic.name, index, partition_log, self.node_id,
-                                                             self.waiters, leader_epoch=topic.leader_epochs[index])
+    async def delete_topic(self, name: str) -> None:
+        response = await self.forward(DeleteTopicsRequest(topic_names=[name], timeout_ms=30_000), DELETE_TOPICS_VERSION)
+        result = response.responses[0]
+        if result.error_code != ErrorCode.NONE:
+            raise BrokerError(result.error_code, result.error_message or f"topic {name!r} was not deleted")
 
-    def delete_topic(self, name: str) -> None:
-        topic = self.metadata.topics.get(name)
-        if topic is None:
-            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
-        self.metadata.mark_deleting(name)
-        for index in range(topic.num_partitions):
-            self.partitions.pop((name, index), None)
+    async def create_partitions(self, name: str, total: int) -> None:
+        response = await self.forward(CreatePartitionsRequest(
+            topics=[CreatePartitionsRequest.CreatePartitionsTopic(name=name, count=total, assignments=None)],
+            timeout_ms=30_000, validate_only=False), CREATE_PARTITIONS_VERSION)
+        result = response.results[0]
+        if result.error_code != ErrorCode.NONE:
+            raise BrokerError(result.error_code, result.error_message or f"partitions of {name!r} not created")
+
+    async def forward(self, request, version: int):
+        """Send an admin request to the controller; return its answer once this broker's
+        metadata holds what it committed (so the next request here sees the change)."""
+        try:
+            response = await self.controller_channel.send(request, version)
+        except NodeUnavailable as e:
+            raise BrokerError(ErrorCode.REQUEST_TIMED_OUT, f"the controller could not be reached: {e}") from e
+        if self.metadata_follower is not None:
+            await self.metadata_follower.catch_up()
+        return response
+
+    # -- what the metadata says, applied here (called by the publisher) ----------------
+
+    def ensure_partition(self, topic: str, topic_id, index: int) -> Partition:
+        """The local partition `topic`-`index`, its log opened or created."""
+        partition = self.partitions.get((topic, index))
+        if partition is None:
+            partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())
+            if not (partition_log.dir / PARTITION_METADATA).exists():
+                write_partition_metadata(partition_log.dir, topic_id)
+            partition = Partition(topic, index, partition_log, self.node_id, self.waiters, leader_epoch=-1)
+            self.partitions[(topic, index)] = partition
+        return partition
+
+    def apply_partition_registration(self, topic: str, index: int, registration, brokers) -> None:
+        partition = self.partitions[(topic, index)]
+        if registration.leader == self.node_id:
+            partition.make_leader(registration.leader_epoch)
+        else:
+            partition.leader_epoch = max(partition.leader_epoch, registration.leader_epoch)
+
+    def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
+        """A topic's overrides changed in the metadata: its logs take the new config."""
+        try:
+            log_config = self.topic_log_config(configs)
+        except Exception:
+            log.exception("topic %s: the controller's configs %r are not valid here", name, configs)
+            return
+        self.log_manager.set_topic_config(name, log_config if configs else None)
+
+    def remove_topic_logs(self, name: str, indexes) -> None:
+        """The metadata no longer lists these partitions here (topic deleted, replica
+        moved): their logs go, and the group coordinator forgets their offsets."""
+        indexes = list(indexes)
+        for index in indexes:
+            if self.partitions.pop((name, index), None) is None:
+                continue
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
             self.log_manager.delete_log(name, index)
             self.log_cleaner.forget(name, index)
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
-        self.log_manager.set_topic_config(name, None)
-        # Before the topic is gone from the metadata: a crash before this point leaves the
-        # topic marked, and the restart deletes it again, tombstones included.
-        self.group_coordinator.on_partitions_deleted((name, index) for index in range(topic.num_partitions))
-        self.metadata.remove_topic(name)
-        log.info("deleted topic %s", name)
+        if name not in self.metadata.topics:
+            self.log_manager.set_topic_config(name, None)
+        self.group_coordinator.on_partitions_deleted((name, index) for index in indexes)
+        log.info("removed %d partition(s) of topic %s", len(indexes), name)
 
     def truncate_log(self, topic: str, index: int, offset: int) -> bool:
         """Cut a partition's log back to `offset` (Kafka's LogManager.truncateTo, what a
@@ -301,32 +441,47 @@ class Broker:
             self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
         return truncated
 
-    def create_partitions(self, name: str, total: int) -> None:
-        topic = self.metadata.topics.get(name)
-        if topic is None:
-            raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
-        if total <= topic.num_partitions:
-            raise BrokerError(ErrorCode.INVALID_PARTITIONS,
-                              f"topic {name!r} has {topic.num_partitions} partitions; {total} would not add any")
-        first = topic.num_partitions
-        self.metadata.set_partition_count(name, total)
-        self._open_partitions(topic, first, now_ms())
-
-    def maybe_auto_create(self, name: str) -> TopicInfo | None:
+    async def maybe_auto_create(self, name: str) -> TopicInfo | None:
         """Create `name` if `auto.create.topics.enable`; None otherwise.
 
         An ordinary topic gets `num.partitions`; the internal topics are created as their
         coordinators create them (Kafka's AutoTopicCreationManager does the same), never
-        as ordinary topics, whichever request comes first."""
+        as ordinary topics, whichever request comes first. (Kafka answers the request that
+        triggers the creation with an error and creates the topic meanwhile; pylog waits
+        for the controller and answers with the topic.)"""
         if not self.config.auto_create_topics_enable or topic_name_problem(name):
             return None
-        if name == OFFSETS_TOPIC:
-            self.offset_store.ensure_topic()
-            return self.metadata.topics[name]
-        if name == TRANSACTION_STATE_TOPIC:
-            return self.create_topic(name, self.config.transaction_state_log_num_partitions,
-                                     self.transaction_topic_configs())
-        return self.create_topic(name, self.config.num_partitions)
+        try:
+            if name == OFFSETS_TOPIC:
+                await self.offset_store.ensure_topic()
+            elif name == TRANSACTION_STATE_TOPIC:
+                await self.create_internal_topic(name, self.config.transaction_state_log_num_partitions,
+                                                 self.config.transaction_state_log_replication_factor,
+                                                 self.transaction_topic_configs())
+            else:
+                await self.create_topic(name, self.config.num_partitions)
+        except BrokerError as e:
+            if e.code != ErrorCode.TOPIC_ALREADY_EXISTS:
+                log.warning("auto-creating topic %s failed: %s", name, e)
+        return self.metadata.topics.get(name)
+
+    async def create_internal_topic(self, name: str, num_partitions: int, replication_factor: int,
+                                    configs: dict[str, str]) -> None:
+        """An internal topic, its replication factor capped at the brokers registered (a
+        pylog choice, so a test cluster of one or two brokers has its coordinators)."""
+        if name in self.metadata.topics:
+            return
+        registered = max(1, sum(1 for b in self.metadata_image().brokers.values() if not b.fenced))
+        try:
+            await self.create_topic(name, num_partitions, configs, min(replication_factor, registered))
+        except BrokerError as e:
+            if e.code != ErrorCode.TOPIC_ALREADY_EXISTS:
+                raise
+
+    def metadata_image(self) -> MetadataImage:
+        """The metadata this broker acts on: its controller's image in a combined node,
+        its follower's otherwise."""
+        return self.metadata_follower.image if self.metadata_follower is not None else self.controller.image
 
     def transaction_topic_configs(self) -> dict[str, str]:
         """`__transaction_state`'s topic configs, Kafka's TransactionStateManager's."""

@@ -333,10 +333,13 @@ class OffsetStore:
         return {"cleanup.policy": "compact", "segment.bytes": str(self.segment_bytes),
                 "compression.type": "producer"}
 
-    def ensure_topic(self) -> None:
-        """Create `__consumer_offsets` if it does not exist yet."""
+    async def ensure_topic(self) -> None:
+        """Create `__consumer_offsets` if it does not exist yet, through the controller,
+        with `offsets.topic.replication.factor` capped at the brokers registered."""
         if OFFSETS_TOPIC not in self.broker.metadata.topics:
-            self.broker.create_topic(OFFSETS_TOPIC, self.num_partitions_config, self.topic_configs())
+            await self.broker.create_internal_topic(OFFSETS_TOPIC, self.num_partitions_config,
+                                                    self.broker.config.offsets_topic_replication_factor,
+                                                    self.topic_configs())
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
         """One batch with `records` on the group's partition (BrokerError on failure)."""
@@ -346,7 +349,6 @@ class OffsetStore:
         if not records:
             return
         try:
-            self.ensure_topic()
             partition = self.broker.partition(OFFSETS_TOPIC, index)
             if partition is None:
                 raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"partition {index} of {OFFSETS_TOPIC} is missing")

@@ -52,6 +52,7 @@ from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
 from pylog.dispatch import Api
+from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError, error_code_for
 from pylog.metadata import topic_name_problem
 
@@ -108,9 +109,24 @@ def apis(broker) -> list[Api]:
     """The config APIs, for `Broker._apis()`."""
     return [
         Api(DESCRIBE_CONFIGS_KEY, 0, 4, make_describe_configs_handler(broker)),
-        Api(ALTER_CONFIGS_KEY, 0, 2, make_alter_configs_handler(broker)),
-        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, make_incremental_alter_configs_handler(broker)),
+        Api(ALTER_CONFIGS_KEY, 0, 2, forwarding_handler(broker, _alter_configs_failed)),
+        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, forwarding_handler(broker, _incremental_alter_configs_failed)),
     ]
+
+
+def _alter_configs_failed(request, error: BrokerError) -> AlterConfigsResponse:
+    """The answer when the controller cannot be reached."""
+    Response = AlterConfigsResponse.AlterConfigsResourceResponse
+    return AlterConfigsResponse(responses=[
+        Response(error_code=error.code, error_message=str(error), resource_type=r.resource_type,
+                 resource_name=r.resource_name) for r in request.resources])
+
+
+def _incremental_alter_configs_failed(request, error: BrokerError) -> IncrementalAlterConfigsResponse:
+    Response = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+    return IncrementalAlterConfigsResponse(responses=[
+        Response(error_code=error.code, error_message=str(error), resource_type=r.resource_type,
+                 resource_name=r.resource_name) for r in request.resources])
 
 
 class ConfigValue(NamedTuple):

@@ -1,8 +1,10 @@
 """FindCoordinator (key 10): which broker coordinates a consumer group or a transaction.
 
 Kafka hashes the group id (key_type 0) or transactional id (key_type 1) onto a partition
-of `__consumer_offsets` / `__transaction_state` and answers that partition's leader. A
-single pylog node leads every partition, so the answer is always this node. v4+ asks for
+of `__consumer_offsets` / `__transaction_state` and answers that partition's leader, as
+the metadata this broker follows says; a partition without a leader gets
+COORDINATOR_NOT_AVAILABLE (the client retries). Transactions have no coordinator in pylog
+yet: a transactional id gets this broker. v4+ asks for
 several keys at once (`coordinator_keys`) and gets one entry per key.
 
 Served even before a client uses groups: librdkafka switches LZ4 compression on only
@@ -11,8 +13,14 @@ for brokers that advertise FindCoordinator (its feature map ties LZ4 to this API
 
 from __future__ import annotations
 
+import logging
+
 from protocol.error_codes import ErrorCode
 from protocol.messages import FindCoordinatorResponse
+
+from pylog.coordinator.offsets import OFFSETS_TOPIC
+
+log = logging.getLogger("pylog.find_coordinator")
 
 GROUP, TRANSACTION = 0, 1
 
@@ -22,7 +30,10 @@ def make_handler(broker):
         if request.key_type == GROUP:
             # Kafka creates __consumer_offsets on the first group lookup, before the group's
             # first JoinGroup, so that the first SyncGroup is not slowed by 50 new partitions.
-            broker.offset_store.ensure_topic()
+            try:
+                await broker.offset_store.ensure_topic()
+            except Exception as e:   # answered below: no leader for the group's partition
+                log.warning("creating %s failed: %s", OFFSETS_TOPIC, e)
         host, port = broker.advertised_address()
         if context.api_version >= 4:
             coordinators = [coordinator(broker, key, request.key_type, host, port) for key in request.coordinator_keys]
@@ -41,5 +52,32 @@ def coordinator(broker, key: str, key_type: int, host: str, port: int) -> FindCo
         return FindCoordinatorResponse.Coordinator(key=key, node_id=-1, host="", port=-1,
                                                    error_code=ErrorCode.INVALID_REQUEST,
                                                    error_message=f"unknown coordinator key type {key_type}")
-    return FindCoordinatorResponse.Coordinator(key=key, node_id=broker.node_id, host=host, port=port,
-                                               error_code=ErrorCode.NONE, error_message=None)
+    if key_type == GROUP:
+        leader = group_coordinator_node(broker, key)
+        if leader is None:
+            return FindCoordinatorResponse.Coordinator(key=key, node_id=-1, host="", port=-1,
+                                                       error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                                       error_message="The coordinator is not available.")
+        node_id, host, port = leader
+    return FindCoordinatorResponse.Coordinator(key=key, node_id=node_id if key_type == GROUP else broker.node_id,
+                                               host=host, port=port, error_code=ErrorCode.NONE, error_message=None)
+
+
+def group_coordinator_node(broker, group_id: str) -> tuple[int, str, int] | None:
+    """(node id, host, port) of the leader of the group's `__consumer_offsets` partition
+    (Kafka's coordinator of that group), or None while it has no leader."""
+    topic = broker.metadata.topics.get(OFFSETS_TOPIC)
+    if topic is None:
+        return None
+    image = broker.metadata_image()
+    registration = image.topics[topic.topic_id].partitions.get(broker.offset_store.partition_for(group_id))
+    if registration is None or registration.leader < 0:
+        return None
+    if registration.leader == broker.node_id:
+        return (broker.node_id, *broker.advertised_address())
+    leader = image.brokers.get(registration.leader)
+    listener = broker.config.listener_endpoint().listener_name
+    endpoint = leader and (leader.endpoint(listener) or (leader.endpoints[0] if leader.endpoints else None))
+    if leader is None or leader.fenced or endpoint is None:
+        return None
+    return leader.broker_id, endpoint.host, endpoint.port

@@ -4,8 +4,15 @@ Versions: v0 asks for all topics with an empty list; v1+ with null (an empty lis
 none). Producers ask for auto-creation (`allow_auto_topic_creation`, v4+; always on
 before v4): when `auto.create.topics.enable` is set, an unknown topic is created and
 returned at once (`Broker.maybe_auto_create`: `num.partitions`, or the internal topics'
-own partition counts and configs). One node leads every partition, at leader epoch 0,
-and is the only replica and the only in-sync replica.
+own partition counts and configs).
+
+Brokers and partitions come from the metadata image this broker follows (Kafka's
+KRaftMetadataCache): the brokers are the registered, unfenced ones with the client
+listener; each partition has its leader, leader epoch, replicas and ISR as the controller
+last recorded them, and as offline replicas those on brokers fenced or gone. A partition
+without a leader (-1) gets LEADER_NOT_AVAILABLE. The controller id reported is this
+broker's own id: clients send nothing to a KRaft controller, and Kafka too reports one of
+the alive brokers.
 
 v12 may name topics by id (a topic id with a null name). As soon as one requested topic
 has an id, the request is answered by ids alone (Kafka ignores the names then): an
@@ -32,10 +39,9 @@ def make_handler(broker):
             topics = by_topic_id(broker, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID])
         else:
             may_create = request.allow_auto_topic_creation if version >= 4 else True
-            topics = [by_name(broker, t.name, may_create) for t in request.topics]
-        host, port = broker.advertised_address()
+            topics = [await by_name(broker, t.name, may_create) for t in request.topics]
         return MetadataResponse(
-            brokers=[MetadataResponse.MetadataResponseBroker(node_id=broker.node_id, host=host, port=port)],
+            brokers=alive_brokers(broker),
             cluster_id=broker.cluster_id,
             controller_id=broker.node_id,
             topics=topics,
@@ -44,10 +50,27 @@ def make_handler(broker):
     return handle
 
 
-def by_name(broker, name: str | None, may_create: bool) -> Topic:
+def alive_brokers(broker) -> list:
+    """Every unfenced broker's endpoint for this broker's listener, by node id."""
+    listener = broker.config.listener_endpoint().listener_name
+    found = []
+    for registration in sorted(broker.metadata_image().brokers.values(), key=lambda b: b.broker_id):
+        endpoint = registration.endpoint(listener) or (registration.endpoints[0] if registration.endpoints else None)
+        if registration.fenced or endpoint is None:
+            continue
+        found.append(MetadataResponse.MetadataResponseBroker(node_id=registration.broker_id, host=endpoint.host,
+                                                             port=endpoint.port, rack=registration.rack))
+    if not any(b.node_id == broker.node_id for b in found):   # this broker answers, so it is alive
+        host, port = broker.advertised_address()
+        found.append(MetadataResponse.MetadataResponseBroker(node_id=broker.node_id, host=host, port=port))
+        found.sort(key=lambda b: b.node_id)
+    return found
+
+
+async def by_name(broker, name: str | None, may_create: bool) -> Topic:
     topic = broker.metadata.topics.get(name)
     if topic is None and may_create:
-        topic = broker.maybe_auto_create(name)
+        topic = await broker.maybe_auto_create(name)
     if topic is not None:
         return describe_topic(broker, topic)
     code = (ErrorCode.INVALID_TOPIC_EXCEPTION if name is None or topic_name_problem(name)
@@ -63,12 +86,17 @@ def by_topic_id(broker, topic_ids: list) -> list[Topic]:
 
 
 def describe_topic(broker, topic: TopicInfo) -> Topic:
-    node = [broker.node_id]
+    image = broker.metadata_image()
+    registrations = image.topics[topic.topic_id].partitions if topic.topic_id in image.topics else {}
+    alive = {b.broker_id for b in image.brokers.values() if not b.fenced}
     partitions = []
     for index in range(topic.num_partitions):
-        partition = broker.partition(topic.name, index)
+        registration = registrations.get(index)
+        if registration is None:
+            continue
         partitions.append(MetadataResponse.MetadataResponsePartition(
-            partition_index=index, leader_id=broker.node_id,
-            leader_epoch=partition.leader_epoch if partition else 0,
-            replica_nodes=list(node), isr_nodes=list(node), offline_replicas=[]))
+            error_code=ErrorCode.NONE if registration.leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE,
+            partition_index=index, leader_id=registration.leader, leader_epoch=registration.leader_epoch,
+            replica_nodes=list(registration.replicas), isr_nodes=list(registration.isr),
+            offline_replicas=[r for r in registration.replicas if r not in alive]))
     return Topic(name=topic.name, topic_id=topic.topic_id, is_internal=topic.is_internal, partitions=partitions)

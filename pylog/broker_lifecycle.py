@@ -1,0 +1,153 @@
+"""A broker's life as the controller sees it: registered, fenced, unfenced, shutting down.
+
+Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_channel.py):
+
+    start ──BrokerRegistration──> registered, fenced      broker epoch = the offset of the
+                                                          RegisterBrokerRecord
+          ──BrokerHeartbeat (every broker.heartbeat.interval.ms, with the offset of the
+            metadata this broker has applied)──> unfenced once caught up: the controller
+            makes it leader of its partitions again
+    stop  ──BrokerHeartbeat(want_shut_down)──> in controlled shutdown: the controller
+            moves every leadership it holds to another in-sync replica
+          <──should_shut_down── nothing left to move: the broker stops
+
+A registration refused (DUPLICATE_BROKER_REGISTRATION: the node id is alive elsewhere, or
+its previous session has not expired yet) or a controller out of reach is retried every
+heartbeat interval until `initial_registration_timeout_ms`. A heartbeat that fails
+(NodeUnavailable, STALE_BROKER_EPOCH...) is retried on the next tick; a fenced broker
+stays registered and unfences itself again once the controller answers it caught up.
+
+The incarnation id is new at every start: it tells the controller a restart from a
+duplicate. The supported feature ranges are those of Kafka 4.1.1's broker, so the
+finalized levels of pylog's bootstrap (or of a Kafka cluster's) are in range.
+
+Runs on the broker's event loop (one task); not thread-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import BrokerHeartbeatRequest, BrokerRegistrationRequest
+
+from pylog.clock import now_ms
+from pylog.network_client import NodeUnavailable
+
+log = logging.getLogger("pylog.broker_lifecycle")
+
+BROKER_REGISTRATION_VERSION = 4
+BROKER_HEARTBEAT_VERSION = 1
+SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
+    ("metadata.version", 7, 27),
+    ("kraft.version", 0, 1),
+    ("group.version", 0, 1),
+    ("transaction.version", 0, 2),
+    ("eligible.leader.replicas.version", 0, 1),
+)
+INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
+
+
+class RegistrationFailed(RuntimeError):
+    """The controller did not take this broker's registration in time."""
+
+
+class BrokerLifecycle:
+    def __init__(self, *, node_id: int, cluster_id: str, channel, listeners, rack: str | None,
+                 directory_ids, heartbeat_interval_ms: int, metadata_offset, previous_broker_epoch: int = -1):
+        self.node_id = node_id
+        self.cluster_id = cluster_id
+        self.channel = channel
+        self.listeners = listeners          # [(name, host, port, security protocol name)]
+        self.rack = rack
+        self.directory_ids = list(directory_ids)
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.metadata_offset = metadata_offset   # () -> offset of the metadata applied
+        self.previous_broker_epoch = previous_broker_epoch
+        self.incarnation_id = uuid.uuid4()
+        self.broker_epoch = -1
+        self.fenced = True
+        self.want_shut_down = False
+        self.unfenced = asyncio.Event()
+        self.shut_down_allowed = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    async def register(self, timeout_ms: int = INITIAL_REGISTRATION_TIMEOUT_MS) -> int:
+        """Register with the controller and return the broker epoch."""
+        deadline_ms = now_ms() + timeout_ms
+        request = BrokerRegistrationRequest(
+            broker_id=self.node_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
+            listeners=[BrokerRegistrationRequest.Listener(name=name, host=host, port=port,
+                                                          security_protocol=SECURITY_PROTOCOL_IDS.get(protocol, 0))
+                       for name, host, port, protocol in self.listeners],
+            features=[BrokerRegistrationRequest.Feature(name=name, min_supported_version=low,
+                                                        max_supported_version=high)
+                      for name, low, high in SUPPORTED_FEATURES],
+            rack=self.rack, is_migrating_zk_broker=False, log_dirs=self.directory_ids,
+            previous_broker_epoch=self.previous_broker_epoch)
+        last_problem = ""
+        while True:
+            try:
+                response = await self.channel.send(request, BROKER_REGISTRATION_VERSION)
+                if response.error_code == ErrorCode.NONE:
+                    self.broker_epoch = response.broker_epoch
+                    log.info("broker %d registered with broker epoch %d", self.node_id, self.broker_epoch)
+                    return self.broker_epoch
+                last_problem = ErrorCode(response.error_code).name
+            except NodeUnavailable as e:
+                last_problem = str(e)
+            if now_ms() >= deadline_ms:
+                raise RegistrationFailed(f"broker {self.node_id} could not register: {last_problem}")
+            await asyncio.sleep(self.heartbeat_interval_ms / 1000)
+
+    def start_heartbeats(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._heartbeat_loop())
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            try:
+                await self.heartbeat()
+            except asyncio.CancelledError:
+                raise
+            except NodeUnavailable as e:
+                log.debug("heartbeat of broker %d failed: %s", self.node_id, e)
+            except Exception:
+                log.exception("heartbeat of broker %d failed", self.node_id)
+            await asyncio.sleep(self.heartbeat_interval_ms / 1000)
+
+    async def heartbeat(self) -> None:
+        response = await self.channel.send(BrokerHeartbeatRequest(
+            broker_id=self.node_id, broker_epoch=self.broker_epoch,
+            current_metadata_offset=self.metadata_offset(), want_fence=False,
+            want_shut_down=self.want_shut_down), BROKER_HEARTBEAT_VERSION)
+        if response.error_code != ErrorCode.NONE:
+            log.warning("heartbeat of broker %d refused: %s", self.node_id, ErrorCode(response.error_code).name)
+            return
+        self.fenced = response.is_fenced
+        if not response.is_fenced:
+            self.unfenced.set()
+        if response.should_shut_down:
+            self.shut_down_allowed.set()
+
+    async def controlled_shutdown(self, timeout_ms: int) -> bool:
+        """Ask the controller to move this broker's leaderships away; True once it says
+        the broker may stop, False if `timeout_ms` passed first."""
+        self.want_shut_down = True
+        try:
+            await self.heartbeat()
+        except NodeUnavailable:
+            pass
+        try:
+            await asyncio.wait_for(self.shut_down_allowed.wait(), timeout_ms / 1000)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
