@@ -6,9 +6,12 @@ are separate packages that never import this one.
 
 
 def __getattr__(name):
-    # `pylog.Broker`: the in-process broker for tests, imported on first use so that
-    # `import pylog` stays cheap.
+    # `pylog.Broker`: the in-process broker for tests; `pylog.Cluster`: a controller and
+    # brokers as processes. Imported on first use so that `import pylog` stays cheap.
     if name == "Broker":
         from pylog.testing import EmbeddedBroker
         return EmbeddedBroker
+    if name == "Cluster":
+        from pylog.cluster import Cluster
+        return Cluster
     raise AttributeError(name)

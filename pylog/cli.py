@@ -3,6 +3,7 @@
     pylog serve [--host H] [--port P] [--data-dir DIR] [--config server.properties] [--override k=v ...]
     pylog dump-log PATH... [--print-data-log] [--deep-iteration] [--index-sanity-check]
     pylog groups list|describe GROUP --bootstrap-server HOST:PORT
+    pylog cluster [--brokers N] [--data-dir DIR]
 
 `serve` logs, in one warning line before it starts, the settings given with another value
 than the default that pylog accepts but does not act on yet (`BrokerConfig.not_acted_on`).
@@ -37,11 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--config", default=None, help="a Kafka server.properties file")
     serve.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
                        help="set a broker config (repeatable)")
+    cluster = commands.add_parser("cluster", help="run a controller and N brokers, each its own process")
+    cluster.add_argument("--brokers", type=int, default=3, help="number of brokers (default 3)")
+    cluster.add_argument("--data-dir", default=None, help="directory of the nodes' data (default: temporary)")
     commands.add_parser("dump-log", help="print .log/.index/.timeindex files like kafka-dump-log.sh")
     commands.add_parser("groups", help="list consumer groups; describe one with its lag in records and seconds")
     args = parser.parse_args(argv)
     if args.command == "serve":
         return serve_command(args)
+    if args.command == "cluster":
+        from pylog.cluster import cluster_command
+        return cluster_command(args.brokers, args.data_dir)
     return 2
 
 

@@ -7,12 +7,17 @@
 `kafka_broker` is a fresh in-process pylog broker per test (port 0, the test's own
 temporary directory), stopped cleanly afterwards. `kafka_broker_factory` makes more:
 `kafka_broker_factory(config={"num.partitions": 3})`.
+
+`kafka_cluster` is a fresh `pylog.Cluster(brokers=3)` per test: a controller and three
+broker processes on free ports (`bootstrap_servers`, `kill`, `stop`, `restart`,
+`leader`), closed afterwards.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from pylog.cluster import Cluster
 from pylog.testing import EmbeddedBroker
 
 
@@ -33,3 +38,9 @@ def kafka_broker_factory(tmp_path_factory):
 @pytest.fixture
 def kafka_broker(kafka_broker_factory) -> EmbeddedBroker:
     return kafka_broker_factory()
+
+
+@pytest.fixture
+def kafka_cluster(tmp_path_factory):
+    with Cluster(brokers=3, data_dir=tmp_path_factory.mktemp("pylog-cluster")) as cluster:
+        yield cluster
