@@ -12,8 +12,9 @@ bound; `stop()` shuts the broker down cleanly (logs flushed, checkpoints and the
 clean-shutdown marker written) and removes a temporary data directory it created.
 `restart()` stops and starts again on the same data directory and port.
 
-`call(fn, *args)` runs `fn(*args)` on the broker's loop and returns its result: the safe
-way for a test to look inside (storage and partitions belong to that loop).
+`call(fn, *args)` runs `fn(*args)` on the broker's loop and returns its result (awaiting
+it when it is a coroutine): the safe way for a test to look inside (storage and partitions
+belong to that loop) or to act (`embedded.call(lambda: embedded.broker.create_topic("t", 3))`).
 """
 
 from __future__ import annotations
@@ -84,9 +85,13 @@ class EmbeddedBroker:
         return f"{self.host}:{self.port}"
 
     def call(self, fn, *args):
-        """Run `fn(*args)` on the broker's event loop and return its result."""
+        """Run `fn(*args)` on the broker's event loop and return its result (awaited when
+        it is a coroutine, as `broker.create_topic(...)` is)."""
         async def run():
-            return fn(*args)
+            result = fn(*args)
+            if asyncio.iscoroutine(result):
+                result = await result
+            return result
         return self._run(run())
 
     def _run(self, coroutine, timeout_s: float = 60):

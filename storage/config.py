@@ -123,9 +123,9 @@ _KEYS = (
          "How far in the future a CreateTime timestamp may be (Kafka 4's default, one hour)."),
     # -- replication, compression, formats, tiered storage --
     _key("min.insync.replicas", _I, 1, at_least(1),
-         "Replicas that must have a write before acks=all succeeds.", **_NOT_YET),
+         "Replicas that must have a write before acks=all succeeds."),
     _key("unclean.leader.election.enable", _B, False, None,
-         "Allow an out-of-sync replica to become leader.", **_NOT_YET),
+         "Allow an out-of-sync replica to become leader."),
     _key("compression.type", _STR, "producer", one_of(*COMPRESSION_TYPES),
          "Codec batches are stored in; producer keeps the one each batch came with."),
     # (the levels of the codecs are the Java producer's, whatever these say)

@@ -273,8 +273,8 @@ def test_pylog_defaults_and_their_kafka_counterparts():
     assert cfg.advertised_listeners == ["PLAINTEXT://127.0.0.1:9092"]
     assert cfg.log_dirs == ["./pylog-data"]
     assert cfg.group_initial_rebalance_delay_ms == 0
-    assert cfg.offsets_topic_replication_factor == 1
-    assert cfg.transaction_state_log_replication_factor == 1
+    assert cfg.offsets_topic_replication_factor == 3
+    assert cfg.transaction_state_log_replication_factor == 3
     assert cfg.transaction_state_log_min_isr == 1
     deviations = {name: key.kafka for name, key in CONFIG_KEYS.items() if key.kafka != key.default}
     assert deviations == {
@@ -284,8 +284,8 @@ def test_pylog_defaults_and_their_kafka_counterparts():
         "listeners": ["PLAINTEXT://:9092"],
         "log.dir": ["/tmp/kafka-logs"],
         "group.initial.rebalance.delay.ms": 3000,
-        "offsets.topic.replication.factor": 3,
-        "transaction.state.log.replication.factor": 3,
+        "broker.session.timeout.ms": 9000,
+        "broker.heartbeat.interval.ms": 2000,
         "transaction.state.log.min.isr": 2,
     }
 
@@ -708,9 +708,9 @@ def test_readme_lists_exactly_the_configs_not_acted_on():
 
 
 def test_not_acted_on_names_the_given_non_default_settings():
-    cfg = BrokerConfig({"broker.rack": "r1", "min.insync.replicas": "2", "num.partitions": "3",
+    cfg = BrokerConfig({"broker.rack": "r1", "num.io.threads": "4", "num.partitions": "3",
                         "log.retention.hours": "168", "log.cleanup.policy": "compact"})
-    assert cfg.not_acted_on() == {"broker.rack": "r1", "min.insync.replicas": "2"}
+    assert cfg.not_acted_on() == {"broker.rack": "r1", "num.io.threads": "4"}
     assert BrokerConfig().not_acted_on() == {}
 
 
