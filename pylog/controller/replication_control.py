@@ -137,13 +137,15 @@ def partition_record_version(metadata_version: int | None) -> int:
     return 0
 
 
-def new_topic_id(rng: random.Random) -> uuid.UUID:
+def new_topic_id(rng: random.Random, taken=()) -> uuid.UUID:
     """A random topic id as Kafka's `Uuid.randomUuid` makes one: never the zero or the
-    metadata topic's id, never one whose base64 text starts with '-'."""
+    metadata topic's id, never one whose base64 text starts with '-'; nor one in `taken`
+    (a seeded random source could repeat an id after a restart)."""
     while True:
         topic_id = uuid.UUID(int=rng.getrandbits(128), version=4)
         text = base64.urlsafe_b64encode(topic_id.bytes).decode()
-        if topic_id not in (ZERO_UUID, METADATA_TOPIC_ID) and not text.startswith("-"):
+        if (topic_id not in (ZERO_UUID, METADATA_TOPIC_ID) and topic_id not in taken
+                and not text.startswith("-")):
             return topic_id
 
 
@@ -254,11 +256,12 @@ def create_topics(image: MetadataImage, request, settings: TopicSettings,
                                                           EXCESSIVE_PARTITIONS_MESSAGE))
 
     existing = {_collision_key(name): name for name in image.topics_by_name}
+    taken = set(image.topics)
     results: list[TopicResult] = []
     records: list[tuple[Message, int]] = []
     for topic in requested:
         try:
-            result, topic_records = _create_topic(image, topic, existing, settings, rng)
+            result, topic_records = _create_topic(image, topic, existing, taken, settings, rng)
         except BrokerError as e:
             results.append(TopicResult(name=topic.name, error_code=e.code, error_message=str(e)))
             continue
@@ -286,8 +289,8 @@ def _create_topics_failed(request, error: BrokerError) -> ControllerResult:
         TopicResult(name=t.name, error_code=error.code, error_message=str(error)) for t in request.topics]))
 
 
-def _create_topic(image: MetadataImage, topic, existing: dict[str, str], settings: TopicSettings,
-                  rng: random.Random) -> tuple[TopicResult, list[tuple[Message, int]]]:
+def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: set[uuid.UUID],
+                  settings: TopicSettings, rng: random.Random) -> tuple[TopicResult, list[tuple[Message, int]]]:
     """One topic's result and records, or BrokerError with Kafka's code and message."""
     name = topic.name
     error = None
@@ -339,7 +342,8 @@ def _create_topic(image: MetadataImage, topic, existing: dict[str, str], setting
                               else topic.replication_factor)
         partitions = _placed_partitions(image, num_partitions, replication_factor, rng)
 
-    topic_id = new_topic_id(rng)
+    topic_id = new_topic_id(rng, taken)
+    taken.add(topic_id)
     result = TopicResult(
         name=name, topic_id=topic_id, error_code=ErrorCode.NONE, error_message=None,
         topic_config_error_code=ErrorCode.NONE, num_partitions=len(partitions),

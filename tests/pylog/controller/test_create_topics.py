@@ -306,3 +306,12 @@ def test_an_internal_topic_gets_a_replication_factor_capped_at_the_usable_broker
     full = required_internal_topic(cluster(1, 2, 3, 4), "__transaction_state", 2, 3, {}, SETTINGS,
                                    random.Random(0))
     assert full.response.topics[0].replication_factor == 3
+
+
+def test_a_new_topic_never_takes_an_existing_topics_id():
+    image = cluster(1)
+    commit(image, create_topics(image, request(topic("a")), SETTINGS, random.Random(5)))
+    result = create_topics(image, request(topic("b")), SETTINGS, random.Random(5))   # same seed again
+    assert result.response.topics[0].topic_id != image.topics_by_name["a"].topic_id
+    commit(image, result)
+    assert set(image.topics_by_name) == {"a", "b"} and len(image.topics) == 2
