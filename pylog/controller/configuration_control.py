@@ -110,13 +110,18 @@ def elr_enabled(image: MetadataImage) -> bool:
 # broker's DescribeConfigs)
 
 
-def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None]) -> LogConfig:
-    """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
-    Kafka's message for a null value, an unknown name or a bad value."""
+def check_no_null_configs(configs: dict[str, str | None]) -> None:
+    """INVALID_CONFIG (Kafka's message) when a topic config is given no value."""
     nulls = [name for name, value in configs.items() if value is None]
     if nulls:
         raise BrokerError(ErrorCode.INVALID_CONFIG,
                           f"Null value not supported for topic configs: {','.join(nulls)}")
+
+
+def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None]) -> LogConfig:
+    """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
+    Kafka's message for a null value, an unknown name or a bad value."""
+    check_no_null_configs(configs)
     for name in configs:
         if name not in TOPIC_CONFIG_KEYS:
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
@@ -195,7 +200,7 @@ def topic_config_records(image: MetadataImage, topic: str, current: dict[str, st
     records: list[tuple] = []
     for name, value in new.items():
         if current.get(name) != value:
-            if len(value) > MAX_CONFIG_VALUE_CHARS:
+            if value is not None and len(value) > MAX_CONFIG_VALUE_CHARS:
                 raise BrokerError(ErrorCode.INVALID_CONFIG,
                                   "The configuration value cannot be added because it exceeds the "
                                   f"maximum value size of {MAX_CONFIG_VALUE_CHARS} bytes.")

@@ -90,6 +90,7 @@ from protocol.schema import Message
 
 from pylog.controller.configuration_control import (
     TopicSettings,
+    check_no_null_configs,
     check_topic_configs,
     check_topic_name,
     effective_topic_configs,
@@ -306,8 +307,9 @@ def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: 
     if error is not None:
         raise error
     configs = {c.name: c.value for c in topic.configs}
+    check_no_null_configs(configs)
+    config_records = topic_config_records(image, name, {}, configs)   # refuses over-long values
     check_topic_configs(settings.default_log_config, configs)
-    config_records = topic_config_records(image, name, {}, configs)
 
     if topic.assignments:
         if topic.replication_factor != -1:

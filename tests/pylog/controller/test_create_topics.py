@@ -315,3 +315,12 @@ def test_a_new_topic_never_takes_an_existing_topics_id():
     assert result.response.topics[0].topic_id != image.topics_by_name["a"].topic_id
     commit(image, result)
     assert set(image.topics_by_name) == {"a", "b"} and len(image.topics) == 2
+
+
+def test_a_config_value_longer_than_a_config_record_takes_is_refused():
+    result = create_topics(cluster(1), request(topic("long", configs={"compression.type": "x" * 32768})),
+                           SETTINGS, random.Random(0))
+    assert answers(result)["long"] == (ErrorCode.INVALID_CONFIG,
+                                       "The configuration value cannot be added because it exceeds the maximum "
+                                       "value size of 32767 bytes.")
+    assert result.records == []
