@@ -29,7 +29,8 @@ CreateTopics, per topic, in Kafka's order:
   topic with POLICY_VIOLATION ("Excessively large number of partitions per request.");
   an illegal name, or one that differs from an existing topic's only by '.' versus '_':
   INVALID_TOPIC_EXCEPTION; an existing topic: TOPIC_ALREADY_EXISTS; a null config value,
-  an unknown config name or a bad value: INVALID_CONFIG; then the layout:
+  a value above 32767 characters, an unknown config name or a bad value: INVALID_CONFIG;
+  then the layout:
   - manual `assignments` need num_partitions = replication_factor = -1 (else
     INVALID_REQUEST); each partition at most once, a non-empty list of registered brokers
     each named once, the same count for every partition, some replica active, partitions
