@@ -21,8 +21,11 @@ The striping, per call to `place_replicas` (one topic, or the new partitions of 
   fenced."); more replicas than usable brokers ("The target replication factor of 3
   cannot be reached because only 2 broker(s) are registered.").
 
-The random source is an argument (`random.Random`), so a seeded one makes placement
-deterministic. Every partition's replicas are distinct brokers. Pure; no state kept between
+The random source is an argument (`random.Random`, or anything with its `randrange` and
+`shuffle`), so a seeded one makes placement deterministic. Its draws are Kafka's, in
+Kafka's order, except that racks are visited in sorted order where Kafka walks a hash
+map: with Java's `Random` and one rack (no racks at all), the placement is exactly
+Kafka's. Every partition's replicas are distinct brokers. Pure; no state kept between
 calls.
 
 `default_directory` is the log directory a new replica is assigned to (Kafka's
@@ -131,10 +134,10 @@ class _Racks:
             (rack.fenced if broker.fenced else rack.unfenced).brokers.append(broker.broker_id)
             self.total += 1
             self.unfenced += not broker.fenced
-        for rack in self.racks.values():
-            rack.fenced.start(rng)
-            rack.unfenced.start(rng)
-        self.names = sorted(self.racks, key=lambda name: (name is not None, name or ""))
+        self.names = sorted(self.racks, key=_rack_order)
+        for name in self.names:
+            self.racks[name].fenced.start(rng)
+            self.racks[name].unfenced.start(rng)
         self.offset = rng.randrange(len(self.names)) if self.names else 0
         self.round = 0
 
@@ -168,9 +171,14 @@ class _Racks:
 
     def _shuffle(self) -> None:
         self.rng.shuffle(self.names)
-        for rack in self.racks.values():
-            self.rng.shuffle(rack.fenced.brokers)
-            self.rng.shuffle(rack.unfenced.brokers)
+        for name in sorted(self.racks, key=_rack_order):
+            self.rng.shuffle(self.racks[name].fenced.brokers)
+            self.rng.shuffle(self.racks[name].unfenced.brokers)
+
+
+def _rack_order(name: str | None) -> tuple[bool, str]:
+    """No rack first, then by name (Kafka's OptionalStringComparator)."""
+    return (name is not None, name or "")
 
 
 def place_replicas(brokers: Sequence[UsableBroker], num_partitions: int, replication_factor: int,

@@ -122,3 +122,53 @@ def test_a_replicas_default_directory_is_the_brokers_only_one():
     assert default_directory(image, 2) == UNASSIGNED_DIRECTORY
     assert default_directory(image, 3) == MIGRATING_DIRECTORY
     assert default_directory(image, 9) == UNASSIGNED_DIRECTORY
+
+
+class JavaRandom:
+    """java.util.Random, drawing as Kafka's placer draws: nextInt(bound) for `randrange`,
+    Collections.shuffle's swaps for `shuffle`."""
+
+    MASK = (1 << 48) - 1
+
+    def __init__(self, seed: int):
+        self.seed = (seed ^ 0x5DEECE66D) & self.MASK
+
+    def _next31(self) -> int:
+        self.seed = (self.seed * 0x5DEECE66D + 0xB) & self.MASK
+        return self.seed >> 17
+
+    def randrange(self, bound: int) -> int:
+        r, m = self._next31(), bound - 1
+        if bound & m == 0:
+            return (bound * r) >> 31
+        u = r
+        while True:
+            r = u % bound
+            if u - r + m < 1 << 31:   # Java's int overflow test
+                return r
+            u = self._next31()
+
+    def shuffle(self, items: list) -> None:
+        for i in range(len(items), 1, -1):
+            j = self.randrange(i)
+            items[i - 1], items[j] = items[j], items[i - 1]
+
+
+# Kafka 4.1.1's StripedReplicaPlacer with new java.util.Random(seed) (printed by a Java
+# program against kafka-metadata-4.1.1.jar). With racks, Kafka visits them in its hash
+# map's order, which for one-letter names is their sorted order, pylog's.
+@pytest.mark.parametrize("seed, usable, partitions, replication_factor, expected", [
+    (1, brokers(1, 2, 3, 4), 12, 3,
+     [[3, 4, 1], [4, 1, 2], [1, 2, 3], [2, 3, 4], [1, 2, 4], [2, 4, 3], [4, 3, 1], [3, 1, 2], [1, 4, 2],
+      [4, 2, 3], [2, 3, 1], [3, 1, 4]]),
+    (42, brokers(3, 1, 2, fenced=(2,)), 10, 2,
+     [[1, 3], [3, 1], [3, 1], [1, 3], [1, 3], [3, 1], [1, 3], [3, 1], [3, 1], [1, 3]]),
+    (7, brokers(1, 2, 3, 4, 5, 6, racks={1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}), 9, 3,
+     [[4, 6, 2], [5, 1, 3], [2, 4, 6], [3, 5, 1], [6, 2, 4], [1, 3, 5], [2, 4, 6], [3, 5, 1], [6, 2, 4]]),
+    (1234, brokers(5, 1, 4, 2, 3, fenced=(1,), racks={5: "x", 1: "y", 4: "x", 2: "y", 3: "z"}), 14, 3,
+     [[3, 5, 2], [4, 2, 3], [2, 3, 5], [3, 4, 2], [2, 3, 5], [3, 4, 2], [5, 2, 3], [2, 3, 4], [4, 2, 3],
+      [2, 3, 5], [3, 4, 2], [5, 2, 3], [2, 5, 3], [4, 3, 2]]),
+])
+def test_with_javas_random_the_placement_is_exactly_kafkas(seed, usable, partitions, replication_factor,
+                                                           expected):
+    assert place_replicas(usable, partitions, replication_factor, JavaRandom(seed)) == expected
