@@ -10,6 +10,7 @@ import pytest
 from protocol.error_codes import ErrorCode
 from protocol.messages import AlterConfigsRequest, CreateTopicsRequest, IncrementalAlterConfigsRequest
 
+from pylog.config import BrokerConfig
 from pylog.controller.configuration_control import (
     OP_APPEND,
     OP_DELETE,
@@ -193,3 +194,13 @@ def test_a_min_insync_replicas_change_clears_the_elr_when_elr_is_enabled(elr_lev
     assert record_names(result) == ["ConfigRecord"] + (["ClearElrRecord"] if clear else [])
     commit(image, result)
     assert image.topic_configs("t") == {"min.insync.replicas": "1"}
+
+
+def test_settings_from_the_controllers_config():
+    config = BrokerConfig(num_partitions=3, default_replication_factor=2, delete_topic_enable=False,
+                          log_retention_ms=5000)
+    settings = TopicSettings.from_config(config)
+    assert (settings.num_partitions, settings.default_replication_factor, settings.delete_topic_enable) == (3, 2, False)
+    assert settings.default_log_config.retention_ms == 5000
+    assert "log.retention.ms" in settings.static_broker_configs
+    assert "log.segment.bytes" not in settings.static_broker_configs
