@@ -104,7 +104,11 @@ from pylog.controller.replica_placement import (
     place_replicas,
     usable_brokers,
 )
-from pylog.controller.results import ControllerResult
+from pylog.controller.results import (
+    ControllerResult,
+    directory_assignment_supported,
+    partition_change_record_version,
+)
 from pylog.errors import BrokerError
 from pylog.metadata_image import RECOVERED, MetadataImage
 
@@ -120,8 +124,6 @@ ZERO_UUID = uuid.UUID(int=0)
 
 TOPIC_RECORD_VERSION = 0
 REMOVE_TOPIC_RECORD_VERSION = 0
-ELR_METADATA_VERSION = 23            # IBP_4_0_IV1
-DIRECTORIES_METADATA_VERSION = 17    # IBP_3_7_IV2
 
 TopicResult = CreateTopicsResponse.CreatableTopicResult
 TopicConfig = CreateTopicsResponse.CreatableTopicConfigs
@@ -131,12 +133,8 @@ PartitionsResult = CreatePartitionsResponse.CreatePartitionsTopicResult
 
 def partition_record_version(metadata_version: int | None) -> int:
     """The PartitionRecord version a controller writes at this metadata.version level
-    (None: not bootstrapped yet, taken as the newest)."""
-    if metadata_version is None or metadata_version >= ELR_METADATA_VERSION:
-        return 2
-    if metadata_version >= DIRECTORIES_METADATA_VERSION:
-        return 1
-    return 0
+    (Kafka's `partitionRecordVersion`: the same levels as PartitionChangeRecord's)."""
+    return partition_change_record_version(metadata_version)
 
 
 def new_topic_id(rng: random.Random, taken=()) -> uuid.UUID:
@@ -180,7 +178,7 @@ def _partition_records(image: MetadataImage, topic_id: uuid.UUID, first: int,
             isr=list(partition.isr), removing_replicas=[], adding_replicas=[],
             leader=partition.isr[0], leader_recovery_state=RECOVERED, leader_epoch=0,
             partition_epoch=0)
-        if version >= 1:
+        if directory_assignment_supported(image.metadata_version):
             record.directories = [default_directory(image, b) for b in partition.replicas]
         records.append((record, version))
     return records

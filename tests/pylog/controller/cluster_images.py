@@ -14,10 +14,8 @@ from protocol.metadata import (
 )
 from protocol.metadata_log import build_metadata_batch, read_metadata_batch
 
-from pylog.controller.results import ControllerResult
+from pylog.controller.results import LATEST_METADATA_VERSION, ControllerResult
 from pylog.metadata_image import MetadataImage
-
-LATEST_METADATA_VERSION = 27   # 4.1-IV1
 
 
 def register(broker_id: int, *, epoch: int | None = None, rack: str | None = None,
