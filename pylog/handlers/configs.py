@@ -46,11 +46,11 @@ from protocol.messages import (
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.config import LogConfig
 from storage.config_def import Type
-from storage.errors import InvalidConfig
 
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
+from pylog.controller import configuration_control
 from pylog.dispatch import Api
 from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError, error_code_for
@@ -75,10 +75,6 @@ _RESOURCE_TYPE_NAMES = {RESOURCE_TOPIC: "TOPIC", RESOURCE_BROKER: "BROKER",
                         RESOURCE_BROKER_LOGGER: "BROKER_LOGGER",
                         RESOURCE_CLIENT_METRICS: "CLIENT_METRICS", RESOURCE_GROUP: "GROUP"}
 
-# IncrementalAlterConfigs operations (AlterConfigOp.OpType).
-OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
-_OP_NAMES = {OP_SET: "SET", OP_DELETE: "DELETE", OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
-
 # DescribeConfigsResponse.ConfigType ids.
 CONFIG_TYPE_UNKNOWN = 0
 CONFIG_TYPE_BOOLEAN = 1
@@ -97,8 +93,6 @@ _CONFIG_TYPES = {
     Type.DOUBLE: CONFIG_TYPE_DOUBLE, Type.LIST: CONFIG_TYPE_LIST,
     Type.CSV: CONFIG_TYPE_STRING,  # listeners, log.dirs: Kafka STRINGs holding a list
 }
-
-_DEFAULT_LOG_CONFIG = LogConfig()
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
@@ -360,7 +354,7 @@ def _alter_resource(broker, resource, incremental: bool, validate_only: bool) ->
     topic = broker.metadata.topics.get(name)
     current = dict(topic.configs) if topic is not None else {}
     if incremental:
-        new = _apply_operations(current, resource.configs)
+        new = configuration_control.apply_config_operations(current, resource.configs)
     else:
         # The whole set is replaced; a null value leaves the name out, as in Kafka's
         # controller (legacyAlterConfigResource).
@@ -379,77 +373,19 @@ def _alter_resource(broker, resource, incremental: bool, validate_only: bool) ->
     log.info("topic %s configs now %s", name, new)
 
 
-def _apply_operations(current: dict[str, str], configs) -> dict[str, str]:
-    """Kafka's ConfigurationControlManager.incrementalAlterConfigResource on the overrides."""
-    new = dict(current)
-    for config in configs:
-        op = config.config_operation
-        if op == OP_SET:
-            if config.value is None:
-                new.pop(config.name, None)  # a null value removes the override, as in Kafka
-            else:
-                new[config.name] = config.value
-        elif op == OP_DELETE:
-            new.pop(config.name, None)
-        elif op in (OP_APPEND, OP_SUBTRACT):
-            key = TOPIC_CONFIG_KEYS.get(config.name)
-            if key is None or key.type is not Type.LIST:
-                raise BrokerError(ErrorCode.INVALID_CONFIG,
-                                  f"Can't {_OP_NAMES[op]} to key {config.name} because its type "
-                                  "is not LIST.")
-            base = new.get(config.name)
-            if base is None:  # Kafka starts from the topic config's own default
-                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.attribute))
-            parts = [p for p in base.split(",") if p]
-            for item in (config.value or "").split(","):
-                if op == OP_APPEND and item not in parts:
-                    parts.append(item)
-                elif op == OP_SUBTRACT and item in parts:
-                    parts.remove(item)
-            new[config.name] = ",".join(parts)
-        else:
-            raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown operation type {op}")
-    return new
-
-
 # ---------------------------------------------------------------------------------------
 # Shared with CreateTopics
 
 
 def check_topic_configs(broker, configs: dict[str, str | None]) -> LogConfig:
-    """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
-    Kafka's message for a null value, an unknown name or a bad value."""
-    nulls = [name for name, value in configs.items() if value is None]
-    if nulls:
-        raise BrokerError(ErrorCode.INVALID_CONFIG,
-                          f"Null value not supported for topic configs: {','.join(nulls)}")
-    for name in configs:
-        if name not in TOPIC_CONFIG_KEYS:
-            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
-    try:
-        return broker.topic_log_config(configs)
-    except InvalidConfig as e:
-        # the value at fault: the one given, or the item of a list that is (Kafka's ValidList)
-        value = configs.get(e.name) if e.value is None else e.value
-        if value is None:
-            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {e.reason}") from None
-        raise BrokerError(ErrorCode.INVALID_CONFIG,
-                          f"Invalid value {value} for configuration {e.name}: {e.reason}") from None
+    """The LogConfig of a topic with these overrides over this broker's defaults (the
+    controller's rule, `configuration_control.check_topic_configs`)."""
+    return configuration_control.check_topic_configs(broker.default_log_config, configs)
 
 
 def effective_topic_configs(broker, overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:
-    """(name, value, source) of every topic config, as CreateTopics v5+ reports a new
-    topic's configs (Kafka's KafkaConfigSchema.resolveEffectiveTopicConfigs): the override
-    (DYNAMIC_TOPIC_CONFIG), else a given broker synonym (STATIC_BROKER_CONFIG), else the
-    default (DEFAULT_CONFIG). Sorted by name."""
-    effective = broker.topic_log_config(overrides).to_properties()
-    result = []
-    for name in sorted(TOPIC_CONFIG_KEYS):
-        if name in overrides:
-            source = ConfigSource.TOPIC_CONFIG
-        elif any(broker.config.is_set(b) for b, _ in TOPIC_CONFIG_SYNONYMS.get(name, ())):
-            source = ConfigSource.STATIC_BROKER_CONFIG
-        else:
-            source = ConfigSource.DEFAULT_CONFIG
-        result.append((name, effective[name], source))
-    return result
+    """(name, value, source) of every topic config of a new topic with these overrides
+    (the controller's rule, `configuration_control.effective_topic_configs`)."""
+    given = [name for synonyms in TOPIC_CONFIG_SYNONYMS.values() for name, _ in synonyms
+             if broker.config.is_set(name)]
+    return configuration_control.effective_topic_configs(broker.default_log_config, given, overrides)

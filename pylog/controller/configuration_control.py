@@ -1,0 +1,310 @@
+"""The controller's config rules: topic overrides as ConfigRecords (Kafka's
+`ConfigurationControlManager` with `ControllerConfigurationValidator`), and the checks
+CreateTopics shares.
+
+Pure functions over a `MetadataImage`; each request function returns a `ControllerResult`
+whose records the QuorumController commits. Nothing here does I/O or keeps state, so the
+caller (the controller's single event loop) serializes access by owning the image.
+
+Records: a changed override is `ConfigRecord(resource_type=2 (TOPIC), resource_name=topic,
+name, value)` version 0; value None deletes it. Only changed names get a record (an
+unchanged value writes nothing). When the `eligible.leader.replicas.version` feature is at
+least 1, a record for `min.insync.replicas` is followed by a `ClearElrRecord` for the topic
+(Kafka's `createClearElrRecordsAsNeeded`).
+
+IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's order:
+  a resource named twice: INVALID_REQUEST "Duplicate resource." once, unchanged; an unknown
+  resource type: UNSUPPORTED_VERSION; a config name given twice: INVALID_REQUEST;
+  BROKER: a name that is not a number INVALID_REQUEST, else INVALID_REQUEST (pylog's
+  broker configs are static: server.properties or --override; Kafka's controller would
+  store them, pylog refuses as its single-node broker does, for any broker id: the
+  single-node check "this node's id" has no meaning for a controller); BROKER_LOGGER,
+  CLIENT_METRICS, GROUP: INVALID_REQUEST "Unknown resource type X" (kept from the broker's
+  handler); TOPIC: the empty name INVALID_REQUEST, an illegal name
+  INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a
+  SET to null deletes; the legacy AlterConfigs replaces the whole set, a null value
+  leaving the name out) validated as a whole through LogConfig (INVALID_CONFIG with
+  Kafka's messages; a value above 32767 characters INVALID_CONFIG), then the topic must
+  exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist."). `validate_only`
+  checks everything and writes nothing.
+
+Topic config defaults come from the controller's static config: `TopicSettings` carries
+the LogConfig of defaults and the broker config names given (what makes a CreateTopics
+v5+ config source STATIC_BROKER_CONFIG rather than DEFAULT_CONFIG).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import AlterConfigsResponse, IncrementalAlterConfigsResponse
+from protocol.metadata import ClearElrRecord, ConfigRecord
+from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
+from storage.config import LogConfig
+from storage.config_def import Type
+from storage.errors import InvalidConfig
+
+from pylog.config import ConfigSource
+from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
+from pylog.controller.results import ControllerResult
+from pylog.errors import BrokerError
+from pylog.metadata import topic_name_problem
+from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage
+
+log = logging.getLogger("pylog.controller.configs")
+
+# ConfigResource.Type ids.
+RESOURCE_TOPIC = 2
+RESOURCE_BROKER = 4
+RESOURCE_BROKER_LOGGER = 8
+RESOURCE_CLIENT_METRICS = 16
+RESOURCE_GROUP = 32
+RESOURCE_TYPE_NAMES = {RESOURCE_TOPIC: "TOPIC", RESOURCE_BROKER: "BROKER",
+                       RESOURCE_BROKER_LOGGER: "BROKER_LOGGER",
+                       RESOURCE_CLIENT_METRICS: "CLIENT_METRICS", RESOURCE_GROUP: "GROUP"}
+
+# IncrementalAlterConfigs operations (AlterConfigOp.OpType).
+OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
+_OP_NAMES = {OP_SET: "SET", OP_DELETE: "DELETE", OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
+
+MAX_CONFIG_VALUE_CHARS = 32767   # Java's Short.MAX_VALUE, Kafka's limit on a ConfigRecord value
+ELR_FEATURE = "eligible.leader.replicas.version"
+MIN_IN_SYNC_REPLICAS = "min.insync.replicas"
+CONFIG_RECORD_VERSION = 0
+CLEAR_ELR_RECORD_VERSION = 0
+
+_DEFAULT_LOG_CONFIG = LogConfig()
+
+
+@dataclass(frozen=True)
+class TopicSettings:
+    """The controller's static settings that the topic and config rules read."""
+
+    default_log_config: LogConfig = _DEFAULT_LOG_CONFIG
+    static_broker_configs: frozenset[str] = field(default_factory=frozenset)  # names given
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    delete_topic_enable: bool = True
+
+    @classmethod
+    def from_config(cls, config) -> TopicSettings:
+        """From a `pylog.config.BrokerConfig` (the controller's own)."""
+        given = frozenset(name for synonyms in TOPIC_CONFIG_SYNONYMS.values()
+                          for name, _ in synonyms if config.is_set(name))
+        return cls(default_log_config=LogConfig.from_properties(config.topic_defaults()),
+                   static_broker_configs=given, num_partitions=config.num_partitions,
+                   default_replication_factor=config.default_replication_factor,
+                   delete_topic_enable=config.delete_topic_enable)
+
+
+def elr_enabled(image: MetadataImage) -> bool:
+    """Kafka's `isElrFeatureEnabled`."""
+    return image.features.get(ELR_FEATURE, 0) >= 1
+
+
+# ---------------------------------------------------------------------------------------
+# Topic configs: validation and effective values (shared with CreateTopics and the
+# broker's DescribeConfigs)
+
+
+def check_no_null_configs(configs: dict[str, str | None]) -> None:
+    """INVALID_CONFIG (Kafka's message) when a topic config is given no value."""
+    nulls = [name for name, value in configs.items() if value is None]
+    if nulls:
+        raise BrokerError(ErrorCode.INVALID_CONFIG,
+                          f"Null value not supported for topic configs: {','.join(nulls)}")
+
+
+def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None]) -> LogConfig:
+    """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
+    Kafka's message for a null value, an unknown name or a bad value."""
+    check_no_null_configs(configs)
+    for name in configs:
+        if name not in TOPIC_CONFIG_KEYS:
+            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
+    try:
+        return default_log_config.with_overrides(configs)
+    except InvalidConfig as e:
+        # the value at fault: the one given, or the item of a list that is (Kafka's ValidList)
+        value = configs.get(e.name) if e.value is None else e.value
+        if value is None:
+            raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {e.reason}") from None
+        raise BrokerError(ErrorCode.INVALID_CONFIG,
+                          f"Invalid value {value} for configuration {e.name}: {e.reason}") from None
+
+
+def effective_topic_configs(default_log_config: LogConfig, static_broker_configs: Iterable[str],
+                            overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:
+    """(name, value, source) of every topic config, as CreateTopics v5+ reports a new
+    topic's configs (Kafka's KafkaConfigSchema.resolveEffectiveTopicConfigs): the override
+    (DYNAMIC_TOPIC_CONFIG), else a given broker synonym (STATIC_BROKER_CONFIG), else the
+    default (DEFAULT_CONFIG). Sorted by name."""
+    given = set(static_broker_configs)
+    effective = default_log_config.with_overrides(overrides).to_properties()
+    result = []
+    for name in sorted(TOPIC_CONFIG_KEYS):
+        if name in overrides:
+            source = ConfigSource.TOPIC_CONFIG
+        elif any(b in given for b, _ in TOPIC_CONFIG_SYNONYMS.get(name, ())):
+            source = ConfigSource.STATIC_BROKER_CONFIG
+        else:
+            source = ConfigSource.DEFAULT_CONFIG
+        result.append((name, effective[name], source))
+    return result
+
+
+def apply_config_operations(current: dict[str, str], configs) -> dict[str, str]:
+    """The overrides after IncrementalAlterConfigs' operations (Kafka's
+    `incrementalAlterConfigResource`): SET (null deletes), DELETE, APPEND / SUBTRACT on
+    LIST configs only, starting from the topic config's own default when not overridden."""
+    new = dict(current)
+    for config in configs:
+        op = config.config_operation
+        if op == OP_SET:
+            if config.value is None:
+                new.pop(config.name, None)
+            else:
+                new[config.name] = config.value
+        elif op == OP_DELETE:
+            new.pop(config.name, None)
+        elif op in (OP_APPEND, OP_SUBTRACT):
+            key = TOPIC_CONFIG_KEYS.get(config.name)
+            if key is None or key.type is not Type.LIST:
+                raise BrokerError(ErrorCode.INVALID_CONFIG,
+                                  f"Can't {_OP_NAMES[op]} to key {config.name} because its type "
+                                  "is not LIST.")
+            base = new.get(config.name)
+            if base is None:
+                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.attribute))
+            parts = [p for p in base.split(",") if p]
+            for item in (config.value or "").split(","):
+                if op == OP_APPEND and item not in parts:
+                    parts.append(item)
+                elif op == OP_SUBTRACT and item in parts:
+                    parts.remove(item)
+            new[config.name] = ",".join(parts)
+        else:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown operation type {op}")
+    return new
+
+
+def topic_config_records(image: MetadataImage, topic: str, current: dict[str, str],
+                         new: dict[str, str]) -> list[tuple[ConfigRecord, int]]:
+    """The records that take `topic`'s overrides from `current` to `new`: one ConfigRecord
+    per changed name (new or changed values first, in `new`'s order, then deletions), and
+    a ClearElrRecord after them when min.insync.replicas changed and ELR is enabled.
+    BrokerError(INVALID_CONFIG) for a value too long for a ConfigRecord."""
+    records: list[tuple] = []
+    for name, value in new.items():
+        if current.get(name) != value:
+            if value is not None and len(value) > MAX_CONFIG_VALUE_CHARS:
+                raise BrokerError(ErrorCode.INVALID_CONFIG,
+                                  "The configuration value cannot be added because it exceeds the "
+                                  f"maximum value size of {MAX_CONFIG_VALUE_CHARS} bytes.")
+            records.append(_config_record(topic, name, value))
+    records.extend(_config_record(topic, name, None) for name in current if name not in new)
+    if elr_enabled(image) and any(r.name == MIN_IN_SYNC_REPLICAS for r, _ in records):
+        records.append((ClearElrRecord(topic_name=topic), CLEAR_ELR_RECORD_VERSION))
+    return records
+
+
+def _config_record(topic: str, name: str, value: str | None) -> tuple[ConfigRecord, int]:
+    return (ConfigRecord(resource_type=TOPIC_RESOURCE, resource_name=topic, name=name, value=value),
+            CONFIG_RECORD_VERSION)
+
+
+def check_topic_name(name: str | None) -> None:
+    """INVALID_TOPIC_EXCEPTION with Kafka's message for an illegal topic name."""
+    problem = "topic name is null" if name is None else topic_name_problem(name)
+    if problem:
+        raise BrokerError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
+
+
+# ---------------------------------------------------------------------------------------
+# IncrementalAlterConfigs and AlterConfigs
+
+
+def incremental_alter_configs(image: MetadataImage, request,
+                              settings: TopicSettings) -> ControllerResult:
+    """IncrementalAlterConfigs (v0-1)."""
+    Response = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+    responses, records = _alter(image, request, settings, incremental=True, response_class=Response)
+    return ControllerResult(IncrementalAlterConfigsResponse(responses=responses), records)
+
+
+def alter_configs(image: MetadataImage, request, settings: TopicSettings) -> ControllerResult:
+    """AlterConfigs (v0-2), the legacy API: each resource's overrides replaced as a whole."""
+    Response = AlterConfigsResponse.AlterConfigsResourceResponse
+    responses, records = _alter(image, request, settings, incremental=False, response_class=Response)
+    return ControllerResult(AlterConfigsResponse(responses=responses), records)
+
+
+def _alter(image, request, settings, incremental: bool, response_class):
+    seen: dict[tuple[int, str], int] = {}
+    for resource in request.resources:
+        key = (resource.resource_type, resource.resource_name)
+        seen[key] = seen.get(key, 0) + 1
+    answered: set[tuple[int, str]] = set()
+    responses, records = [], []
+    for resource in request.resources:
+        key = (resource.resource_type, resource.resource_name)
+        error = None
+        if seen[key] > 1:
+            if key in answered:
+                continue
+            answered.add(key)
+            error = BrokerError(ErrorCode.INVALID_REQUEST, "Duplicate resource.")
+        else:
+            try:
+                changes = _alter_resource(image, resource, incremental, settings)
+            except BrokerError as e:
+                error = e
+            else:
+                if not request.validate_only:
+                    records.extend(changes)
+        responses.append(response_class(
+            error_code=error.code if error else ErrorCode.NONE,
+            error_message=str(error) if error else None,
+            resource_type=resource.resource_type, resource_name=resource.resource_name))
+    return responses, records
+
+
+def _alter_resource(image, resource, incremental: bool, settings: TopicSettings) -> list:
+    resource_type, name = resource.resource_type, resource.resource_name
+    if resource_type not in RESOURCE_TYPE_NAMES:
+        raise BrokerError(ErrorCode.UNSUPPORTED_VERSION, f"Unknown resource type {resource_type}.")
+    names = [c.name for c in resource.configs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Error due to duplicate config keys : {', '.join(repeated)}")
+    if resource_type == RESOURCE_BROKER:
+        if name:
+            try:
+                int(name)
+            except ValueError:
+                raise BrokerError(ErrorCode.INVALID_REQUEST,
+                                  f"Broker id must be an integer, but it is: {name}") from None
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          "Cannot update these configs dynamically: "
+                          f"{', '.join(sorted(names)) or '(none)'}; pylog's broker configs are "
+                          "static (server.properties or --override)")
+    if resource_type != RESOURCE_TOPIC:
+        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                          f"Unknown resource type {RESOURCE_TYPE_NAMES[resource_type]}")
+    if not name:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
+    check_topic_name(name)
+    current = dict(image.topic_configs(name))
+    if incremental:
+        new = apply_config_operations(current, resource.configs)
+    else:
+        new = {c.name: c.value for c in resource.configs if c.value is not None}
+    changes = topic_config_records(image, name, current, new)
+    check_topic_configs(settings.default_log_config, new)
+    if name not in image.topics_by_name:
+        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
+    return changes
