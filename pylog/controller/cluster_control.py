@@ -38,6 +38,10 @@ UNFENCED (unfence, then leaderless partitions elect), CONTROLLED_SHUTDOWN (the f
 leaders moved away, ISRs left). Response: is_caught_up, is_fenced, should_shut_down of the
 next state.
 
+UnregisterBroker (`unregister_broker`): an id with no registration gets
+BROKER_ID_NOT_REGISTERED; otherwise the broker leaves every ISR and leadership (as when
+fenced), then an UnregisterBrokerRecord removes it.
+
 Session expiry (`fence_stale_brokers`): every broker whose session expired is fenced, one
 after the other, each seeing the previous one's records.
 
@@ -54,14 +58,15 @@ import uuid
 from protocol.error_codes import ErrorCode
 from protocol.messages.broker_heartbeat_response import BrokerHeartbeatResponse
 from protocol.messages.broker_registration_response import BrokerRegistrationResponse
-from protocol.metadata import RegisterBrokerRecord
+from protocol.messages.unregister_broker_response import UnregisterBrokerResponse
+from protocol.metadata import RegisterBrokerRecord, UnregisterBrokerRecord
 from protocol.metadata.register_broker_record import BrokerEndpoint, BrokerFeature
 from pylog.controller.broker_heartbeats import (
     CONTROLLED_SHUTDOWN, FENCED, SHUTDOWN_NOW, STATE_FLAGS, UNFENCED, BrokerHeartbeats,
 )
 from pylog.controller.leadership import (
-    controlled_shutdown_records, fence_broker_records, leads_any, shutdown_cleanup_records,
-    unfence_broker_records,
+    controlled_shutdown_records, fence_broker_records, leader_and_isr_updates, leads_any,
+    partitions_with_broker_in_isr, shutdown_cleanup_records, unfence_broker_records,
 )
 from pylog.controller.results import (
     ControllerResult, directory_assignment_supported, register_broker_record_version,
@@ -273,3 +278,17 @@ def fence_stale_brokers(image: MetadataImage, heartbeats: BrokerHeartbeats, now_
         records += these
         fenced.append(broker_id)
     return ControllerResult(fenced, records)
+
+
+def unregister_broker(image: MetadataImage, request, version: int, *,
+                      unclean_default: bool = False) -> ControllerResult:
+    """UnregisterBroker v0: the broker leaves ISRs and leadership, then the image."""
+    broker = image.brokers.get(request.broker_id)
+    if broker is None:
+        return ControllerResult(UnregisterBrokerResponse(
+            error_code=ErrorCode.BROKER_ID_NOT_REGISTERED,
+            error_message=f"Broker ID {request.broker_id} is not currently registered"), [])
+    records = leader_and_isr_updates(image, partitions_with_broker_in_isr(image, broker.broker_id),
+                                     broker_to_remove=broker.broker_id, unclean_default=unclean_default)
+    records.append((UnregisterBrokerRecord(broker_id=broker.broker_id, broker_epoch=broker.epoch), 0))
+    return ControllerResult(UnregisterBrokerResponse(error_code=ErrorCode.NONE, error_message=None), records)

@@ -5,6 +5,8 @@ import uuid
 
 from protocol.error_codes import ErrorCode
 from protocol.messages.broker_registration_request import Feature
+from protocol.messages.unregister_broker_request import UnregisterBrokerRequest
+from pylog.controller.cluster_control import unregister_broker
 from tests.pylog.controller.harness import SESSION_TIMEOUT_MS, Controller
 
 
@@ -217,5 +219,20 @@ def test_unfencing_elects_the_broker_where_it_is_in_the_isr_of_a_leaderless_part
     c.heartbeat(1)
     assert c.partition("t").leader == -1          # 1 is not in the ISR
     c.heartbeat(2)
+    partition = c.partition("t")
+    assert (partition.leader, partition.isr) == (2, (2,))
+
+
+def test_unregistering_removes_the_broker_after_taking_its_leadership_away():
+    c = Controller()
+    for broker_id in (1, 2):
+        c.start_broker(broker_id)
+    c.create_topic("t", [[1, 2]])
+    missing = unregister_broker(c.image, UnregisterBrokerRequest(broker_id=9), 0).response
+    assert (missing.error_code, missing.error_message) == (ErrorCode.BROKER_ID_NOT_REGISTERED,
+                                                           "Broker ID 9 is not currently registered")
+    response = c.commit(unregister_broker(c.image, UnregisterBrokerRequest(broker_id=1), 0))
+    assert response.error_code == 0 and 1 not in c.image.brokers
+    assert c.heartbeats.registration_offset(1) is None
     partition = c.partition("t")
     assert (partition.leader, partition.isr) == (2, (2,))
