@@ -27,7 +27,7 @@ an ISR that completes a reassignment also moves the replicas, and if that moves 
 leader the answer is NEW_LEADER_ELECTED. Otherwise the answer carries the partition as it
 will be once the record is applied (leader, leader epoch, ISR, recovery state, partition
 epoch); a request that changes nothing gets the current state and no record.
-Pure over the image.
+Pure over the image (no state, nothing to lose in a crash); the controller's event loop calls it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ a controlled shutdown offset, else FENCED or UNFENCED. A controlled shutdown may
 shutting down) has read past that offset (`lowest_active_offset`; none active: no limit).
 
 Times come in as `now_ms`; no clock is read here. One owner (the controller's event loop)
-calls everything, so nothing is locked.
+calls everything, so nothing is locked. A crash loses it all, by design: the registration
+offsets come back from the log through `replay`, the sessions start again at `activate`.
 """
 
 from __future__ import annotations

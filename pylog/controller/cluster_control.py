@@ -43,7 +43,12 @@ BROKER_ID_NOT_REGISTERED; otherwise the broker leaves every ISR and leadership (
 fenced), then an UnregisterBrokerRecord removes it.
 
 Session expiry (`fence_stale_brokers`): every broker whose session expired is fenced, one
-after the other, each seeing the previous one's records.
+after the other, each seeing the previous one's records. A session of an older epoch, or of
+a broker already fenced (a fenced broker heartbeats too), just ends: no record (Kafka writes
+a redundant fence for the latter).
+
+Crash behaviour: nothing here is durable. The records are the state; the heartbeat state is
+rebuilt by `BrokerHeartbeats.replay` over the log and `activate` when a controller starts.
 
 Pure over the image; the in-memory `BrokerHeartbeats` is updated here as Kafka's manager
 is (the caller serializes access: the controller's event loop).
@@ -176,8 +181,7 @@ def register_broker(image: MetadataImage, heartbeats: BrokerHeartbeats, request,
     records = []
     new_incarnation = existing is None or existing.incarnation_id != request.incarnation_id
     if new_incarnation:
-        if existing is not None:
-            records += shutdown_cleanup_records(image, broker_id, unclean_default=unclean_default)
+        records += shutdown_cleanup_records(image, broker_id, unclean_default=unclean_default)
         record.broker_epoch = next_offset
         record.fenced = True
         record.in_controlled_shutdown = False

@@ -31,6 +31,7 @@ only in-sync replica goes away has leader -1 and that ISR until the replica come
 `unclean.leader.election.enable` is read from the topic's config, else the cluster's
 dynamic broker default (broker resource ""), else `unclean_default` (the static config).
 Pure over the image: nothing is applied here; records come back in the order to commit.
+Nothing is kept, so a crash loses nothing; the controller's event loop is the only caller.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ UNKNOWN_TOPIC_OR_PARTITION; cancelling with nothing in progress NO_REASSIGNMENT_
 an empty target, a broker that is not registered, a broker twice, or a cancel that would
 need an unclean election it may not have INVALID_REPLICA_ASSIGNMENT. Each partition
 succeeds or fails on its own; the records of those that succeed commit as one batch.
-Pure over the image.
+Pure over the image: the reassignment's state is the registration's adding/removing
+replicas, so it survives a controller restart through the log.
 """
 
 from __future__ import annotations

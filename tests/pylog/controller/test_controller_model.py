@@ -1,7 +1,8 @@
 """A Hypothesis state machine over the controller rules: random registrations,
 heartbeats (fence, shut down, fall behind), session expiry, controller restarts,
 AlterPartition from the leader, elections and reassignments, every result committed into
-the image. After each step:
+the image. A broker that asked to shut down keeps asking, and once told to shut down stays
+silent, until it registers a new incarnation, as a real one does. After each step:
 
 - every partition with replicas has a non-empty ISR within its replicas;
 - a leader, if any, is in the ISR, registered, unfenced and not in controlled shutdown
@@ -41,24 +42,36 @@ class ControllerModel(RuleBasedStateMachine):
         self.c.create_topic("a", [[1, 2, 3], [2, 3, 4]])
         self.c.create_topic("b", [[4, 1]])
         self.seen = self.snapshot()
+        self.stopping = set()   # asked to shut down: it keeps asking until it registers anew
+        self.exited = set()     # told to shut down: the process is gone until it registers anew
 
     def snapshot(self):
         return {(t.name, i): p for t in self.c.image.topics.values() for i, p in t.partitions.items()}
 
     @rule(broker_id=brokers, same_incarnation=st.booleans())
     def register(self, broker_id, same_incarnation):
+        if same_incarnation and broker_id in self.exited | self.stopping:
+            return
         response = self.c.register(broker_id, new_incarnation=not same_incarnation)
         assert response.error_code in (ErrorCode.NONE, ErrorCode.DUPLICATE_BROKER_REGISTRATION)
+        if response.error_code == ErrorCode.NONE:
+            self.exited.discard(broker_id)
+            self.stopping.discard(broker_id)
 
     @rule(broker_id=brokers, want_fence=st.booleans(), want_shut_down=st.booleans(), behind=st.booleans())
     def heartbeat(self, broker_id, want_fence, want_shut_down, behind):
-        if broker_id not in self.c.image.brokers:
+        if broker_id not in self.c.image.brokers or broker_id in self.exited:
             return
         offset = self.c.heartbeats.registration_offset(broker_id) - 1 if behind else None
+        if want_shut_down:
+            self.stopping.add(broker_id)
+        want_shut_down = broker_id in self.stopping
         response = self.c.heartbeat(broker_id, offset=offset, want_fence=want_fence,
                                     want_shut_down=want_shut_down)
         assert response.error_code == 0
         assert response.is_fenced == self.c.image.brokers[broker_id].fenced
+        if response.should_shut_down:
+            self.exited.add(broker_id)
 
     @rule(ms=st.integers(0, 2 * SESSION_TIMEOUT_MS))
     def time_passes_and_stale_brokers_are_fenced(self, ms):
