@@ -42,7 +42,7 @@ UnregisterBroker (`unregister_broker`): an id with no registration gets
 BROKER_ID_NOT_REGISTERED; otherwise the broker leaves every ISR and leadership (as when
 fenced), then an UnregisterBrokerRecord removes it.
 
-Session expiry (`fence_stale_brokers`): every broker whose session expired is fenced, one
+Session expiry (`fence_stale_brokers`, run every `fence_check_interval_ms`): every broker whose session expired is fenced, one
 after the other, each seeing the previous one's records. A session of an older epoch, or of
 a broker already fenced (a fenced broker heartbeats too), just ends: no record (Kafka writes
 a redundant fence for the latter).
@@ -251,6 +251,12 @@ def process_heartbeat(image: MetadataImage, heartbeats: BrokerHeartbeats, reques
         error_code=ErrorCode.NONE, is_caught_up=request.current_metadata_offset >= registration_offset,
         is_fenced=fenced, should_shut_down=should_shut_down)
     return ControllerResult(response, records, after_commit)
+
+
+def fence_check_interval_ms(session_timeout_ms: int) -> int:
+    """How often the controller should run `fence_stale_brokers`: an eighth of the session
+    timeout, at least 1 ms (Kafka's `maybeFenceStaleBrokerPeriodNs`)."""
+    return max(1, session_timeout_ms // 8)
 
 
 def fence_stale_brokers(image: MetadataImage, heartbeats: BrokerHeartbeats, now_ms: int, *,

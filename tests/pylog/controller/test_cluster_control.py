@@ -6,7 +6,7 @@ import uuid
 from protocol.error_codes import ErrorCode
 from protocol.messages.broker_registration_request import Feature
 from protocol.messages.unregister_broker_request import UnregisterBrokerRequest
-from pylog.controller.cluster_control import unregister_broker
+from pylog.controller.cluster_control import fence_check_interval_ms, unregister_broker
 from tests.pylog.controller.harness import SESSION_TIMEOUT_MS, Controller
 
 
@@ -236,3 +236,7 @@ def test_unregistering_removes_the_broker_after_taking_its_leadership_away():
     assert c.heartbeats.registration_offset(1) is None
     partition = c.partition("t")
     assert (partition.leader, partition.isr) == (2, (2,))
+
+
+def test_the_stale_broker_check_runs_every_eighth_of_a_session():
+    assert fence_check_interval_ms(2000) == 250 and fence_check_interval_ms(5) == 1
