@@ -42,10 +42,10 @@ UnregisterBroker (`unregister_broker`): an id with no registration gets
 BROKER_ID_NOT_REGISTERED; otherwise the broker leaves every ISR and leadership (as when
 fenced), then an UnregisterBrokerRecord removes it.
 
-Session expiry (`fence_stale_brokers`, run every `fence_check_interval_ms`): every broker whose session expired is fenced, one
-after the other, each seeing the previous one's records. A session of an older epoch, or of
-a broker already fenced (a fenced broker heartbeats too), just ends: no record (Kafka writes
-a redundant fence for the latter).
+Session expiry (`fence_stale_brokers`, run every `fence_check_interval_ms`): every broker
+whose session expired is fenced, one after the other, each seeing the previous one's
+records. A session of an older epoch, or of a broker already fenced (a fenced broker
+heartbeats too), just ends: no record (Kafka writes a redundant fence for the latter).
 
 Crash behaviour: nothing here is durable. The records are the state; the heartbeat state is
 rebuilt by `BrokerHeartbeats.replay` over the log and `activate` when a controller starts.
