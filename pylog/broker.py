@@ -77,7 +77,8 @@ from pylog.metadata import (
     PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
     write_partition_metadata,
 )
-from pylog.broker_lifecycle import BrokerLifecycle
+from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, BrokerLifecycle
+from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.controller.apis import controller_apis
 from pylog.controller.quorum_controller import QuorumController
 from pylog.controller_channel import LocalControllerChannel, RemoteControllerChannel, controller_address
@@ -169,10 +170,15 @@ class Broker:
         self.metadata = BrokerMetadata(self.log_dir, self.node_id, cluster_id)
         if "controller" in roles:
             self.controller = QuorumController(self.config, self.metadata_log_dir, cluster_id)
-            await self.controller.start()
         if "broker" not in roles:   # a controller-only node: the controller's APIs on its listener
-            self.dispatcher.apis = {api.key: api for api in controller_apis(self.controller)}
-            await self._listen(host, port)
+            self.dispatcher.apis = {api.key: api for api in controller_apis(self.controller, self.dispatcher)}
+        # Bound first: the registrations carry the port. Until start() returns, what comes
+        # in finds no partition led here yet, and gets the errors that make clients retry.
+        await self._listen(host, port)
+        if self.controller is not None:
+            name, host_name, bound_port, protocol = self.advertised_listener()
+            await self.controller.start([(name, host_name, bound_port, SECURITY_PROTOCOL_IDS.get(protocol, 0))])
+        if "broker" not in roles:
             return
         self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
         if self.controller is not None:
@@ -184,8 +190,10 @@ class Broker:
                 raise ValueError("a broker-only node needs controller.quorum.bootstrap.servers "
                                  "or controller.quorum.voters")
             self.controller_channel = RemoteControllerChannel(address, client_id=f"broker-{self.node_id}")
-            self.metadata_follower = MetadataFollower.open(self.log_dir, self.controller_channel,
-                                                           on_batch=lambda image, _entries: self.publisher.publish(image))
+            self.metadata_follower = MetadataFollower(
+                MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms), self.controller_channel,
+                on_batch=lambda image, _entries: self.publisher.publish(image), now_ms=now_ms)
+            await self.metadata_follower.rebuild_image()
             image = self.metadata_follower.image
         self.metadata.set_topics(TopicInfo(t.name, t.topic_id, len(t.partitions), dict(image.topic_configs(t.name)))
                                  for t in image.topics.values())
@@ -202,11 +210,10 @@ class Broker:
         self.publisher.publish(image)      # the partitions of this node, as the metadata last said
         self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
         self.group_coordinator.load()
-        await self._listen(host, port)
         if self.controller is not None:
             self.controller.listeners.append(self.publisher.publish)
         else:
-            self.metadata_follower.start()
+            self.metadata_follower.start_fetching()
         self.lifecycle = BrokerLifecycle(
             node_id=self.node_id, cluster_id=cluster_id, channel=self.controller_channel,
             listeners=[self.advertised_listener()], rack=self.config.get("broker.rack"),

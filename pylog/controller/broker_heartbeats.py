@@ -74,6 +74,12 @@ class BrokerHeartbeats:
             if not broker.fenced:
                 self._contact_ms[(broker.broker_id, broker.epoch)] = now_ms
 
+    def forget_session(self, broker_id: int) -> None:
+        """Drop every session of `broker_id`: the controller knows that broker is gone (a
+        combined node's own broker, when the process starts)."""
+        for key in [key for key in self._contact_ms if key[0] == broker_id]:
+            del self._contact_ms[key]
+
     def update_contact(self, broker_id: int, broker_epoch: int, now_ms: int) -> None:
         self._contact_ms[(broker_id, broker_epoch)] = now_ms
 

@@ -25,16 +25,19 @@ await between them, so requests are handled one at a time in arrival order, as K
 single event-queue thread does: each sees the image the previous one left. A request
 whose rules refuse it commits nothing.
 
-Timers (`_tick`, every 100 ms): brokers whose session expired (`broker.session.timeout.ms`
-without a heartbeat) are fenced and their partitions get new leaders; every
-`leader.imbalance.check.interval.seconds`, with `auto.leader.rebalance.enable`, leadership
-moves back to preferred replicas.
+Timers (`_tick`, every eighth of `broker.session.timeout.ms`): brokers whose session
+expired (no heartbeat for `broker.session.timeout.ms`) are fenced and their partitions get
+new leaders; every `leader.imbalance.check.interval.seconds`, with
+`auto.leader.rebalance.enable`, leadership moves back to preferred replicas; every five
+minutes, leaderless partitions of topics with `unclean.leader.election.enable` elect any
+live replica.
 
-Start: the log is read back into the image; an empty log gets the bootstrap records
-(features; and the topics of an older pylog data directory's `pylog-topics.json`,
-converted); then a new Raft epoch begins with a LeaderChange control batch, and this
-controller registers itself. Every broker registered when it stops gets a fresh session
-from the start time.
+Start (pylog/controller/bootstrap.py `start_controller`): a new Raft epoch begins with a
+LeaderChange control batch; the log is read back into the image; an empty log gets the
+bootstrap records (features; and the topics of an older pylog data directory's
+`pylog-topics.json`, converted); this controller registers itself. Every broker
+registered unfenced gets a fresh session from the start time (Kafka's rule), except a
+combined node's own broker, which cannot be alive: it starts in this very process.
 
 Crash behaviour: a batch is committed once fsynced; a crash before leaves a torn tail
 that recovery cuts off, and no response was sent for it.
@@ -44,19 +47,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
+import uuid
 from pathlib import Path
 from typing import Callable
 
+from protocol.metadata_log import MetadataEntry
 from protocol.schema import Message
 
 from pylog.clock import now_ms
-from pylog.delayed import DataWaiters
+from pylog.controller import apis, bootstrap
+from pylog.controller.broker_heartbeats import BrokerHeartbeats
+from pylog.controller.cluster_control import fence_check_interval_ms
+from pylog.controller.configuration_control import TopicSettings
+from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.metadata_image import MetadataImage
 
 log = logging.getLogger("pylog.controller")
 
-TICK_INTERVAL_S = 0.1
-METADATA_COMMITTED = "metadata-committed"   # the DataWaiters key a metadata Fetch parks on
+UNCLEAN_ELECTION_INTERVAL_MS = 5 * 60 * 1000   # Kafka's periodic unclean leader election check
 
 
 class QuorumController:
@@ -66,35 +75,43 @@ class QuorumController:
         self.metadata_dir = Path(metadata_dir)
         self.cluster_id = cluster_id
         self.image = MetadataImage()
-        self.metadata_log = None
-        self.heartbeats = None
-        self.waiters = DataWaiters()
+        self.metadata_log: MetadataLog | None = None
+        self.heartbeats: BrokerHeartbeats | None = None
+        self.topic_settings = TopicSettings.from_config(config)
+        self.rng = random.Random()
         self.listeners: list[Callable[[MetadataImage], None]] = []
         self.active = False
         self._tick_task: asyncio.Task | None = None
-        self._last_rebalance_ms = 0
+        self._last_rebalance_ms = self._last_unclean_ms = 0
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def start(self) -> None:
-        from pylog.controller import bootstrap
-        from pylog.controller.broker_heartbeats import BrokerHeartbeats
-        from pylog.controller.metadata_log import MetadataLog
-
+    async def start(self, endpoints: list[tuple[str, str, int, int]]) -> None:
+        """Take over the metadata log (bootstrap.start_controller: new Raft epoch, replay,
+        bootstrap or conversion on a first start), then register this controller with
+        `endpoints` (listener name, host, port, security protocol id)."""
         started_ms = now_ms()
-        self.metadata_log = MetadataLog.open(self.metadata_dir, node_id=self.node_id, now_ms=started_ms)
-        for epoch, entries in self.metadata_log.replay():
-            self.image.apply_batch(epoch, entries)
-        if self.image.offset < 0:
-            self.commit(bootstrap.bootstrap_records(self.config, self.metadata_dir), started_ms)
-        self.metadata_log.begin_epoch(started_ms)
-        self.commit(bootstrap.controller_registration_records(self.config), started_ms)
-        self.heartbeats = BrokerHeartbeats(started_ms, self.image.brokers)
-        self._last_rebalance_ms = started_ms
+        self.metadata_log = MetadataLog.open(partition_dir(self.metadata_dir), now_ms=started_ms)
+        start = bootstrap.start_controller(self.metadata_log, node_id=self.node_id, voters=[self.node_id],
+                                           log_dir=self.metadata_dir, now_ms=started_ms)
+        self.image = start.image
+        self.heartbeats = BrokerHeartbeats(self.config.broker_session_timeout_ms)
+        for _, entries in self.metadata_log.batches():
+            for entry in entries:
+                if entry.control_type is None:
+                    self.heartbeats.replay(entry.record, entry.offset)
+        self.heartbeats.activate(self.image, started_ms)
+        if "broker" in self.config.process_roles:
+            # This process's own broker is starting with it: whatever registration it had
+            # belongs to a process that is gone, so it gets no session to wait out.
+            self.heartbeats.forget_session(self.node_id)
         self.active = True
+        self.commit([bootstrap.controller_registration(self.node_id, uuid.uuid4(), endpoints)], started_ms)
+        now = now_ms()
+        self._last_rebalance_ms = self._last_unclean_ms = now
         self._tick_task = asyncio.get_running_loop().create_task(self._tick())
-        log.info("controller %d active at Raft epoch %d, metadata offset %d",
-                 self.node_id, self.metadata_log.epoch, self.image.offset)
+        log.info("controller %d active at Raft epoch %d, metadata offset %d%s", self.node_id, start.epoch,
+                 self.image.offset, " (first start)" if start.first_start else "")
 
     async def stop(self) -> None:
         self.active = False
@@ -111,46 +128,62 @@ class QuorumController:
     @property
     def next_offset(self) -> int:
         """The offset the next committed record gets."""
-        return self.metadata_log.end_offset
+        return self.metadata_log.log_end_offset
 
     def commit(self, records: list[tuple[Message, int]], at_ms: int | None = None) -> int:
-        """Append `records` as one batch, durably, and apply them; the last offset."""
+        """Append `records` as one batch, durably, apply them to the image and the
+        heartbeat tracker, then tell the listeners; the last offset."""
         if not records:
             return self.image.offset
         at_ms = now_ms() if at_ms is None else at_ms
-        base_offset = self.metadata_log.end_offset
-        batch_entries = self.metadata_log.append(records, at_ms)
-        self.image.apply_batch(self.metadata_log.epoch, batch_entries)
-        assert self.image.offset == base_offset + len(records) - 1
+        base_offset = self.metadata_log.log_end_offset
+        last_offset = self.metadata_log.append(records, now_ms=at_ms)
+        entries = [MetadataEntry(base_offset + i, record, version, None)
+                   for i, (record, version) in enumerate(records)]
+        self.image.apply_batch(self.metadata_log.epoch, entries)
+        for entry in entries:
+            self.heartbeats.replay(entry.record, entry.offset)
         for listener in list(self.listeners):
             try:
                 listener(self.image)
             except Exception:
                 log.exception("a metadata listener failed")
-        self.waiters.notify(METADATA_COMMITTED)
-        return self.image.offset
+        return last_offset
+
+    def commit_result(self, result, at_ms: int | None = None) -> None:
+        """Commit a rule's records, run its after-commit step, then finish any
+        reassignment the change completed."""
+        last_offset = self.commit(list(result.records), at_ms)
+        if result.after_commit is not None:
+            result.after_commit(last_offset if result.records else self.metadata_log.log_end_offset - 1)
+        finishing = apis.completed_reassignments(self)
+        if finishing:
+            self.commit(finishing, at_ms)
 
     # -- requests ----------------------------------------------------------------------
 
     async def handle(self, request: Message, version: int) -> Message:
-        """Answer one controller request (the rules, then a commit of their records)."""
-        from pylog.controller import apis
-        result = apis.apply(self, request, version, now_ms())
-        self.commit(list(result.records))
+        """Answer one controller request (the rule, then a commit of its records)."""
+        at_ms = now_ms()
+        result = apis.apply(self, request, version, at_ms)
+        self.commit_result(result, at_ms)
         return result.response
 
     # -- timers ------------------------------------------------------------------------
 
     async def _tick(self) -> None:
-        from pylog.controller import apis
+        fence_every_s = fence_check_interval_ms(self.config.broker_session_timeout_ms) / 1000
         while True:
-            await asyncio.sleep(TICK_INTERVAL_S)
+            await asyncio.sleep(fence_every_s)
             try:
                 current = now_ms()
                 self.commit(apis.expire_sessions(self, current), current)
-                interval_ms = self.config.leader_imbalance_check_interval_seconds * 1000
-                if self.config.auto_leader_rebalance_enable and current - self._last_rebalance_ms >= interval_ms:
+                rebalance_ms = self.config.leader_imbalance_check_interval_seconds * 1000
+                if self.config.auto_leader_rebalance_enable and current - self._last_rebalance_ms >= rebalance_ms:
                     self._last_rebalance_ms = current
                     self.commit(apis.rebalance_leaders(self, current), current)
+                if current - self._last_unclean_ms >= UNCLEAN_ELECTION_INTERVAL_MS:
+                    self._last_unclean_ms = current
+                    self.commit(apis.elect_unclean_leaders(self, current), current)
             except Exception:
                 log.exception("controller timer failed")
