@@ -1,0 +1,1 @@
+"""The KRaft controller: the metadata log, its records and the rules that write them."""
