@@ -59,7 +59,7 @@ async def handle_metadata_fetch(metadata_log: MetadataLog, request: FetchRequest
     if request.max_wait_ms > 0 and _nothing_to_say(response):
         offsets = [p.fetch_offset for t in request.topics for p in t.partitions]
         if offsets:
-            await metadata_log.wait_for_append(min(offsets) - 1, request.max_wait_ms / 1000)
+            await metadata_log.wait_for_append(min(offsets), request.max_wait_ms / 1000)
             response = answer_metadata_fetch(metadata_log, request, leader_id=leader_id)
     return response
 

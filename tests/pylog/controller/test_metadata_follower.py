@@ -1,0 +1,179 @@
+"""MetadataFollower (pylog/metadata_follower.py) against a controller served over a real
+socket: pylog's Dispatcher and Server answering Fetch with `handle_metadata_fetch`, the
+follower talking through a NodeClient."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from protocol.metadata import NoOpRecord, PartitionRecord, TopicRecord
+from pylog.controller.bootstrap import start_controller
+from pylog.controller.metadata_fetch import handle_metadata_fetch
+from pylog.controller.metadata_log import MetadataLog, partition_dir
+from pylog.dispatch import Api, Dispatcher
+from pylog.metadata_follower import FETCH_KEY, FETCH_VERSION, MetadataFollower
+from pylog.network_client import NodeClient
+from pylog.server import start_server
+
+NOW_MS = 1_700_000_000_000
+
+
+def topic(name: str, partitions: int = 1):
+    topic_id = uuid.uuid4()
+    return [(TopicRecord(name=name, topic_id=topic_id), 0)] + [
+        (PartitionRecord(partition_id=p, topic_id=topic_id, replicas=[1], isr=[1], leader=1, leader_epoch=0,
+                         partition_epoch=0), 2) for p in range(partitions)]
+
+
+class Controller:
+    """A controller process's metadata log behind a listening socket."""
+
+    def __init__(self, data_dir):
+        self.data_dir = data_dir
+        self.log = MetadataLog.open(partition_dir(data_dir), now_ms=NOW_MS)
+        start_controller(self.log, node_id=1, voters=[1], log_dir=data_dir, now_ms=NOW_MS)
+        self.server = None
+
+    async def start(self, port: int = 0):
+        async def fetch(request, context):
+            return await handle_metadata_fetch(self.log, request, leader_id=1)
+        self.server = await start_server(Dispatcher([Api(FETCH_KEY, FETCH_VERSION, FETCH_VERSION, fetch)]),
+                                         "127.0.0.1", port, 1 << 24)
+        return self.server.address[1]
+
+    async def stop(self):
+        await self.server.stop(grace_s=1)
+        self.log.close()
+
+
+async def wait_until(condition, timeout_s: float = 10):
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def run(coroutine):
+    asyncio.run(asyncio.wait_for(coroutine, 60))
+
+
+def test_the_follower_catches_up_applies_each_batch_and_long_polls_for_more(tmp_path):
+    async def scenario():
+        controller = Controller(tmp_path / "controller")
+        port = await controller.start()
+        client = NodeClient("127.0.0.1", port, client_id="broker-2")
+        seen = []
+        copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+        follower = MetadataFollower(copy, client, lambda image, entries: seen.append(
+            ([e.offset for e in entries], set(image.topics_by_name))), now_ms=lambda: NOW_MS, max_wait_ms=2000)
+        await follower.start()
+        await wait_until(lambda: follower.image.offset == controller.log.log_end_offset - 1)
+        assert follower.image.metadata_version == 27
+        assert seen[0] == ([], set())            # the (empty) local copy replayed first
+        # a batch written while the follower's Fetch waits arrives without polling again
+        loop = asyncio.get_running_loop()
+        written_at = loop.time()
+        controller.log.append(topic("orders", 2), now_ms=NOW_MS)
+        await wait_until(lambda: "orders" in follower.image.topics_by_name)
+        assert loop.time() - written_at < 1.5
+        assert seen[-1] == ([controller.log.log_end_offset - 3 + i for i in range(3)], {"orders"})
+        assert copy.read_batches(0, 1 << 24) == controller.log.read_batches(0, 1 << 24)
+        await follower.stop()
+        await client.close()
+        copy.close()
+
+        # restart: the local copy is replayed before any fetch
+        controller.log.append(topic("events"), now_ms=NOW_MS)
+        copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+        client = NodeClient("127.0.0.1", port, client_id="broker-2")
+        seen.clear()
+        follower = MetadataFollower(copy, client, lambda image, entries: seen.append(set(image.topics_by_name)),
+                                    now_ms=lambda: NOW_MS)
+        await follower.start()
+        assert seen[0] == {"orders"}
+        await wait_until(lambda: "events" in follower.image.topics_by_name)
+        await follower.stop()
+        await client.close()
+        copy.close()
+        await controller.stop()
+    run(scenario())
+
+
+def test_a_copy_ahead_of_a_new_controller_is_truncated_and_rebuilt(tmp_path):
+    async def scenario():
+        controller = Controller(tmp_path / "old-controller")
+        controller.log.append(topic("lost"), now_ms=NOW_MS)
+        for _ in range(3):
+            controller.log.append([(NoOpRecord(), 0)], now_ms=NOW_MS)
+        port = await controller.start()
+        copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+        client = NodeClient("127.0.0.1", port, client_id="broker-2")
+        follower = MetadataFollower(copy, client, now_ms=lambda: NOW_MS, max_wait_ms=100)
+        await follower.start()
+        await wait_until(lambda: "lost" in follower.image.topics_by_name)
+        await follower.stop()
+        await controller.stop()
+
+        # the controller lost its data: a fresh one, started twice (epoch 2), less in its log
+        fresh = Controller(tmp_path / "new-controller")
+        fresh.log.close()
+        fresh = Controller(tmp_path / "new-controller")
+        fresh.log.append(topic("kept"), now_ms=NOW_MS)
+        await fresh.start(port)
+        images = []
+        follower = MetadataFollower(copy, client, lambda image, entries: images.append(image),
+                                    now_ms=lambda: NOW_MS, max_wait_ms=100)
+        await follower.start()
+        await wait_until(lambda: "kept" in follower.image.topics_by_name)
+        assert "lost" not in follower.image.topics_by_name
+        assert copy.read_batches(0, 1 << 24) != b""
+        assert copy.log_end_offset == fresh.log.log_end_offset
+        assert [h.partition_leader_epoch for h, _ in copy.batches()] == [
+            h.partition_leader_epoch for h, _ in fresh.log.batches()]
+        await follower.stop()
+        await client.close()
+        copy.close()
+        await fresh.stop()
+    run(scenario())
+
+
+def test_the_follower_retries_while_the_controller_is_unreachable(tmp_path):
+    async def scenario():
+        controller = Controller(tmp_path / "controller")
+        port = await controller.start()
+        await controller.server.stop(grace_s=0)
+        copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+        client = NodeClient("127.0.0.1", port, client_id="broker-2", connect_timeout_ms=200)
+        follower = MetadataFollower(copy, client, now_ms=lambda: NOW_MS, retry_backoff_ms=20)
+        await follower.start()
+        await asyncio.sleep(0.2)
+        assert follower.image.offset == -1 and not follower.task.done()
+        await controller.start(port)
+        await wait_until(lambda: follower.image.metadata_version == 27)
+        await follower.stop()
+        await client.close()
+        copy.close()
+        await controller.stop()
+    run(scenario())
+
+
+def test_a_fetch_at_the_end_waits_max_wait_ms_unless_a_batch_comes(tmp_path):
+    from pylog.metadata_follower import MetadataFollower as Follower
+
+    async def scenario():
+        controller = Controller(tmp_path / "controller")
+        copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+        copy.append_fetched(controller.log.read_batches(0, 1 << 24), now_ms=NOW_MS)
+        request = Follower(copy, None, now_ms=lambda: NOW_MS, max_wait_ms=300).fetch_request()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        response = await handle_metadata_fetch(controller.log, request, leader_id=1)
+        assert loop.time() - started >= 0.29 and response.responses[0].partitions[0].records == b""
+        loop.call_later(0.05, lambda: controller.log.append([(NoOpRecord(), 0)], now_ms=NOW_MS))
+        started = loop.time()
+        response = await handle_metadata_fetch(controller.log, request, leader_id=1)
+        assert loop.time() - started < 0.25 and response.responses[0].partitions[0].records != b""
+        copy.close()
+        controller.log.close()
+    run(scenario())
