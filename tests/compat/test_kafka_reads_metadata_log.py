@@ -1,0 +1,123 @@
+"""A metadata log written by pylog's controller code (pylog/controller/metadata_log.py and
+bootstrap.py: a first start, the controller's registration, a broker's registration, a
+topic with a config and partitions) read by Kafka 4.1.1's own tools:
+
+- `kafka-dump-log.sh --cluster-metadata-decoder` decodes every batch of the segment: the
+  LeaderChange, the bootstrap transaction, and each record with the fields written;
+- `kafka-metadata-shell.sh --snapshot <segment> <command>` (non-interactive) loads the log
+  into Kafka's own MetadataImage and prints the brokers, the controller, the topic, its
+  partitions (leader, ISR, epochs), its config and the finalized features.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from protocol.metadata import ConfigRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord
+from pylog.controller.bootstrap import controller_registration, start_controller
+from pylog.controller.metadata_log import MetadataLog, partition_dir
+from pylog.metadata import kafka_uuid_text
+
+METADATA_SHELL = "org.apache.kafka.shell.MetadataShell"   # kafka-metadata-shell.sh
+NOW_MS = 1_700_000_000_000
+TOPIC_ID = uuid.UUID("6f1b8d53-5a8e-4f3c-9d0e-2b7c11aa0001")
+INCARNATION = uuid.UUID("6f1b8d53-5a8e-4f3c-9d0e-2b7c11aa0002")
+DIRECTORY = uuid.UUID("6f1b8d53-5a8e-4f3c-9d0e-2b7c11aa0003")
+
+
+@pytest.fixture(scope="module")
+def segment(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("pylog-metadata")
+    log = MetadataLog.open(partition_dir(data_dir), now_ms=NOW_MS)
+    start_controller(log, node_id=1, voters=[1], log_dir=data_dir, now_ms=NOW_MS)
+    log.append([controller_registration(1, INCARNATION, [("CONTROLLER", "127.0.0.1", 9093, 0)])], now_ms=NOW_MS + 1)
+    log.append([(RegisterBrokerRecord(
+        broker_id=2, broker_epoch=7, incarnation_id=INCARNATION, rack="rack-a", fenced=False,
+        end_points=[RegisterBrokerRecord.BrokerEndpoint(name="PLAINTEXT", host="127.0.0.1", port=9092,
+                                                        security_protocol=0)],
+        features=[RegisterBrokerRecord.BrokerFeature(name="metadata.version", min_supported_version=7,
+                                                     max_supported_version=27)],
+        log_dirs=[DIRECTORY]), 3)], now_ms=NOW_MS + 2)
+    log.append([
+        (TopicRecord(name="orders", topic_id=TOPIC_ID), 0),
+        (ConfigRecord(resource_type=2, resource_name="orders", name="cleanup.policy", value="compact"), 0),
+        (PartitionRecord(partition_id=0, topic_id=TOPIC_ID, replicas=[2], isr=[2], leader=2, leader_epoch=4,
+                         partition_epoch=5, directories=[DIRECTORY]), 2),
+        (PartitionRecord(partition_id=1, topic_id=TOPIC_ID, replicas=[2], isr=[], leader=-1, leader_epoch=6,
+                         partition_epoch=9, directories=[DIRECTORY]), 2),
+    ], now_ms=NOW_MS + 3)
+    log.close()
+    return partition_dir(data_dir) / "00000000000000000000.log"
+
+
+def test_kafka_dump_log_decodes_every_batch_written(segment, kafka_tools):
+    result = kafka_tools.run("kafka-dump-log.sh", "--cluster-metadata-decoder", "--files", str(segment)).check()
+    batches = [line for line in result.lines if line.startswith("baseOffset:")]
+    assert all("isvalid: true" in line and "partitionLeaderEpoch: 1" in line for line in batches), batches
+    assert [line.split()[1] for line in batches] == ["0", "1", "6", "7", "8"]
+    (leader_change,) = [json.loads(line.split(" LeaderChange: ", 1)[1]) for line in result.lines
+                        if " LeaderChange: " in line]
+    assert leader_change == {"version": 0, "leaderId": 1, "voters": [{"voterId": 1}],
+                             "grantingVoters": [{"voterId": 1}]}
+    payloads = [json.loads(line.split(" payload: ", 1)[1]) for line in result.lines if " payload: " in line]
+    assert [(p["type"], p["data"].get("name"), p["data"].get("featureLevel")) for p in payloads[:5]] == [
+        ("BEGIN_TRANSACTION_RECORD", "Bootstrap records", None),
+        ("FEATURE_LEVEL_RECORD", "metadata.version", 27),
+        ("FEATURE_LEVEL_RECORD", "group.version", 1),
+        ("FEATURE_LEVEL_RECORD", "transaction.version", 2),
+        ("END_TRANSACTION_RECORD", None, None)]
+    by_type = {}
+    for payload in payloads[5:]:
+        by_type.setdefault(payload["type"], []).append(payload)
+    (controller,) = by_type["REGISTER_CONTROLLER_RECORD"]
+    assert controller["data"]["controllerId"] == 1
+    assert controller["data"]["endPoints"] == [{"name": "CONTROLLER", "host": "127.0.0.1", "port": 9093,
+                                                "securityProtocol": 0}]
+    (broker,) = by_type["REGISTER_BROKER_RECORD"]
+    assert broker["version"] == 3
+    assert (broker["data"]["brokerId"], broker["data"]["brokerEpoch"], broker["data"]["rack"],
+            broker["data"]["logDirs"]) == (2, 7, "rack-a", [kafka_uuid_text(DIRECTORY)])
+    (topic,) = by_type["TOPIC_RECORD"]
+    assert topic["data"] == {"name": "orders", "topicId": kafka_uuid_text(TOPIC_ID)}
+    (config,) = by_type["CONFIG_RECORD"]
+    assert config["data"] == {"resourceType": 2, "resourceName": "orders", "name": "cleanup.policy",
+                              "value": "compact"}
+    partitions = [(p["data"]["partitionId"], p["data"]["leader"], p["data"]["isr"], p["data"]["leaderEpoch"],
+                   p["data"]["partitionEpoch"]) for p in by_type["PARTITION_RECORD"]]
+    assert partitions == [(0, 2, [2], 4, 5), (1, -1, [], 6, 9)]
+
+
+def shell(kafka_tools, segment, *command) -> str:
+    return kafka_tools.run(METADATA_SHELL, "--snapshot", str(segment), *command).check().stdout
+
+
+def test_kafka_metadata_shell_loads_the_brokers_controller_and_features(segment, kafka_tools):
+    cluster = shell(kafka_tools, segment, "tree", "/image/cluster")
+    assert "BrokerRegistration(id=2, epoch=7, " in cluster
+    assert f"incarnationId={kafka_uuid_text(INCARNATION)}" in cluster
+    assert "host='127.0.0.1', port=9092" in cluster and "rack=Optional[rack-a]" in cluster
+    assert "fenced=false" in cluster
+    assert "ControllerRegistration(id=1, " in cluster and "port=9093" in cluster
+    assert "eligible.leader.replicas.version: 0" in cluster
+    features = shell(kafka_tools, segment, "tree", "/image/features").split()
+    assert features[features.index("finalized_group.version:") + 1] == "1"
+    assert features[features.index("finalized_transaction.version:") + 1] == "2"
+    assert "finalized_eligible.leader.replicas.version:" not in features
+    assert "Optional[4.1-IV1]" in features      # metadata.version 27
+
+
+def test_kafka_metadata_shell_loads_the_topic_its_partitions_and_config(segment, kafka_tools):
+    assert shell(kafka_tools, segment, "ls", "/image/topics/byName").split() == ["orders"]
+    assert shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/id").strip() == kafka_uuid_text(TOPIC_ID)
+    led = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/0")
+    assert "replicas=[2]" in led and "isr=[2]" in led and "leader=2," in led
+    assert "leaderEpoch=4" in led and "partitionEpoch=5" in led
+    assert f"directories=[{kafka_uuid_text(DIRECTORY)}]" in led
+    leaderless = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/1")
+    assert "isr=[]" in leaderless and "leader=-1," in leaderless
+    assert "leaderEpoch=6" in leaderless and "partitionEpoch=9" in leaderless
+    configs = shell(kafka_tools, segment, "tree", "/image/configs").split()
+    assert configs == ["TOPIC:orders:", "cleanup.policy:", "compact"]
