@@ -6,7 +6,12 @@ topic with a config and partitions) read by Kafka 4.1.1's own tools:
   LeaderChange, the bootstrap transaction, and each record with the fields written;
 - `kafka-metadata-shell.sh --snapshot <segment> <command>` (non-interactive) loads the log
   into Kafka's own MetadataImage and prints the brokers, the controller, the topic, its
-  partitions (leader, ISR, epochs), its config and the finalized features.
+  partitions (leader, ISR, epochs), its config and the finalized features;
+- the dump tool also reads the `bootstrap.checkpoint` written beside it as Kafka's bootstrap
+  snapshot (header, the features, footer).
+
+The metadata shell is Kafka's `kafka-shell` artifact, resolved into target/lib with the rest
+(tests/compat/kafka/pom.xml).
 """
 
 from __future__ import annotations
@@ -90,19 +95,28 @@ def test_kafka_dump_log_decodes_every_batch_written(segment, kafka_tools):
     assert partitions == [(0, 2, [2], 4, 5), (1, -1, [], 6, 9)]
 
 
-def shell(kafka_tools, segment, *command) -> str:
-    return kafka_tools.run(METADATA_SHELL, "--snapshot", str(segment), *command).check().stdout
+def shell(kafka_tools, segment, *command, loaded: str) -> str:
+    """The shell's output of `command`. Kafka's shell answers as soon as its loader has
+    applied any batch (`MetadataShell.waitUntilCaughtUp`: last applied offset > 0) while the
+    loader goes on one batch at a time, so an answer may come from part of the log; the
+    command is run again (up to 10 times) until its output contains `loaded`, something only
+    the last batches make."""
+    for _ in range(10):
+        output = kafka_tools.run(METADATA_SHELL, "--snapshot", str(segment), *command).check().stdout
+        if loaded in output:
+            break
+    return output
 
 
 def test_kafka_metadata_shell_loads_the_brokers_controller_and_features(segment, kafka_tools):
-    cluster = shell(kafka_tools, segment, "tree", "/image/cluster")
+    cluster = shell(kafka_tools, segment, "tree", "/image/cluster", loaded="BrokerRegistration")
     assert "BrokerRegistration(id=2, epoch=7, " in cluster
     assert f"incarnationId={kafka_uuid_text(INCARNATION)}" in cluster
     assert "host='127.0.0.1', port=9092" in cluster and "rack=Optional[rack-a]" in cluster
     assert "fenced=false" in cluster
     assert "ControllerRegistration(id=1, " in cluster and "port=9093" in cluster
     assert "eligible.leader.replicas.version: 0" in cluster
-    features = shell(kafka_tools, segment, "tree", "/image/features").split()
+    features = shell(kafka_tools, segment, "tree", "/image/features", loaded="4.1-IV1").split()
     assert features[features.index("finalized_group.version:") + 1] == "1"
     assert features[features.index("finalized_transaction.version:") + 1] == "2"
     assert "finalized_eligible.leader.replicas.version:" not in features
@@ -110,14 +124,26 @@ def test_kafka_metadata_shell_loads_the_brokers_controller_and_features(segment,
 
 
 def test_kafka_metadata_shell_loads_the_topic_its_partitions_and_config(segment, kafka_tools):
-    assert shell(kafka_tools, segment, "ls", "/image/topics/byName").split() == ["orders"]
-    assert shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/id").strip() == kafka_uuid_text(TOPIC_ID)
-    led = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/0")
+    assert shell(kafka_tools, segment, "ls", "/image/topics/byName", loaded="orders").split() == ["orders"]
+    assert shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/id",
+                 loaded=kafka_uuid_text(TOPIC_ID)).strip() == kafka_uuid_text(TOPIC_ID)
+    led = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/0", loaded="PartitionRegistration")
     assert "replicas=[2]" in led and "isr=[2]" in led and "leader=2," in led
     assert "leaderEpoch=4" in led and "partitionEpoch=5" in led
     assert f"directories=[{kafka_uuid_text(DIRECTORY)}]" in led
-    leaderless = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/1")
+    leaderless = shell(kafka_tools, segment, "cat", "/image/topics/byName/orders/1", loaded="PartitionRegistration")
     assert "isr=[]" in leaderless and "leader=-1," in leaderless
     assert "leaderEpoch=6" in leaderless and "partitionEpoch=9" in leaderless
-    configs = shell(kafka_tools, segment, "tree", "/image/configs").split()
+    configs = shell(kafka_tools, segment, "tree", "/image/configs", loaded="compact").split()
     assert configs == ["TOPIC:orders:", "cleanup.policy:", "compact"]
+
+
+def test_kafka_dump_log_reads_the_bootstrap_checkpoint_as_a_bootstrap_snapshot(segment, kafka_tools):
+    checkpoint = segment.parent.parent / "bootstrap.checkpoint"
+    result = kafka_tools.run("kafka-dump-log.sh", "--cluster-metadata-decoder", "--files", str(checkpoint)).check()
+    assert "KRaft bootstrap snapshot" in result.lines
+    assert sum(" SnapshotHeader " in line for line in result.lines) == 1
+    assert sum(" SnapshotFooter " in line for line in result.lines) == 1
+    payloads = [json.loads(line.split(" payload: ", 1)[1]) for line in result.lines if " payload: " in line]
+    assert [(p["data"]["name"], p["data"]["featureLevel"]) for p in payloads] == [
+        ("metadata.version", 27), ("group.version", 1), ("transaction.version", 2)]
