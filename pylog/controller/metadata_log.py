@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Iterator
 
@@ -59,7 +58,7 @@ from protocol.metadata_log import (
 )
 from protocol.records import BatchHeader, iter_batch_headers, validate_batch
 from protocol.schema import Message
-from pylog.metadata import read_partition_metadata, write_partition_metadata
+from pylog.metadata import _write_atomically, read_partition_metadata, write_partition_metadata
 from storage.config import LogConfig
 from storage.log import Log
 
@@ -261,20 +260,6 @@ def read_quorum_state(dir: Path) -> dict:
     if not isinstance(state, dict) or "data_version" not in state:
         raise ValueError(f"{path} is not a quorum-state file: {text!r}")
     return state
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temp = path.with_name(path.name + ".tmp")
-    with open(temp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 __all__ = ["MetadataLog", "partition_dir", "metadata_log_config", "quorum_state_text", "read_quorum_state",
