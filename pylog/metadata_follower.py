@@ -21,6 +21,11 @@ off, so it is rebuilt: a new MetadataImage replays the copy from its start, and
 `on_batch(image, [])` says so (an empty entry list: the image object is a new one; compare
 it whole).
 
+Combined mode (`process.roles=broker,controller`): broker and controller share the log dir,
+so there is one `__cluster_metadata-0`, the controller's. The follower is then given that
+MetadataLog and no channel: it keeps no copy, fetches nothing, and applies the controller's
+batches as they are committed (it waits on `MetadataLog.wait_for_append`).
+
 On `start`, the image is first rebuilt from the local copy (all of it: in a quorum of one
 everything the controller sent was committed) and `on_batch(image, [])` is called once
 for it, before any fetch.
@@ -62,7 +67,7 @@ OnBatch = Callable[[MetadataImage, list[MetadataEntry]], "Awaitable[None] | None
 
 
 class MetadataFollower:
-    def __init__(self, metadata_log: MetadataLog, channel: Channel, on_batch: OnBatch | None = None, *,
+    def __init__(self, metadata_log: MetadataLog, channel: Channel | None, on_batch: OnBatch | None = None, *,
                  now_ms: Callable[[], int], max_wait_ms: int = 500, fetch_max_bytes: int = 8 * 1024 * 1024,
                  retry_backoff_ms: int = 100, request_timeout_ms: int = 30_000):
         self.metadata_log = metadata_log
@@ -98,10 +103,20 @@ class MetadataFollower:
         return self._task
 
     async def run(self) -> None:
-        """Fetch and apply until cancelled (see the module docstring)."""
+        """Fetch and apply until cancelled (see the module docstring); with no channel,
+        follow the log in place (combined mode)."""
         while True:
-            if not await self.fetch_once():
+            if self.channel is None:
+                await self.follow_local_once()
+            elif not await self.fetch_once():
                 await asyncio.sleep(self.retry_backoff_ms / 1000)
+
+    async def follow_local_once(self) -> None:
+        """Combined mode: wait (up to max_wait_ms) for the controller's log, which is this
+        follower's log, to grow past what the image holds; apply what it committed."""
+        await self.metadata_log.wait_for_append(self.image.offset + 1, self.max_wait_ms / 1000)
+        self.high_watermark = self.metadata_log.high_watermark
+        await self.apply_committed()
 
     # -- one round --
 

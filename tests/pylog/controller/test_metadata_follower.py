@@ -177,3 +177,23 @@ def test_a_fetch_at_the_end_waits_max_wait_ms_unless_a_batch_comes(tmp_path):
         copy.close()
         controller.log.close()
     run(scenario())
+
+
+def test_in_combined_mode_the_follower_applies_the_controllers_own_log(tmp_path):
+    async def scenario():
+        controller = Controller(tmp_path)
+        seen = []
+        follower = MetadataFollower(controller.log, None, lambda image, entries: seen.append(
+            (len(entries), set(image.topics_by_name))), now_ms=lambda: NOW_MS, max_wait_ms=5000)
+        await follower.start()
+        assert follower.image.metadata_version == 27 and seen == [(0, set())]
+        loop = asyncio.get_running_loop()
+        written_at = loop.time()
+        controller.log.append(topic("orders"), now_ms=NOW_MS)
+        await wait_until(lambda: "orders" in follower.image.topics_by_name)
+        assert loop.time() - written_at < 1 and seen[-1] == (2, {"orders"})
+        assert follower.image.offset == controller.log.log_end_offset - 1
+        assert [p.name for p in partition_dir(tmp_path).parent.iterdir() if p.is_dir()] == ["__cluster_metadata-0"]
+        await follower.stop()
+        controller.log.close()
+    run(scenario())
