@@ -10,6 +10,13 @@ topic with a config and partitions) read by Kafka 4.1.1's own tools:
 - the dump tool also reads the `bootstrap.checkpoint` written beside it as Kafka's bootstrap
   snapshot (header, the features, footer).
 
+And against what a reference Kafka node leaves after a first start and a restart: the same
+quorum-state and partition.metadata bytes, the same Raft epochs and LeaderChange records,
+the same bootstrap records and bootstrap.checkpoint but for ELR (pylog finalizes
+eligible.leader.replicas.version at 0, so neither its FeatureLevelRecord nor the
+cluster-default min.insync.replicas that comes with it), and a RegisterControllerRecord of
+the same shape.
+
 The metadata shell is Kafka's `kafka-shell` artifact, resolved into target/lib with the rest
 (tests/compat/kafka/pom.xml).
 """
@@ -22,9 +29,12 @@ import uuid
 import pytest
 
 from protocol.metadata import ConfigRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord
+from protocol.metadata_log import read_metadata_batch
+from protocol.records import iter_batches, validate_batch
 from pylog.controller.bootstrap import controller_registration, start_controller
 from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.metadata import kafka_uuid_text
+from tests.compat.reference import KafkaBroker
 
 METADATA_SHELL = "org.apache.kafka.shell.MetadataShell"   # kafka-metadata-shell.sh
 NOW_MS = 1_700_000_000_000
@@ -147,3 +157,90 @@ def test_kafka_dump_log_reads_the_bootstrap_checkpoint_as_a_bootstrap_snapshot(s
     payloads = [json.loads(line.split(" payload: ", 1)[1]) for line in result.lines if " payload: " in line]
     assert [(p["data"]["name"], p["data"]["featureLevel"]) for p in payloads] == [
         ("metadata.version", 27), ("group.version", 1), ("transaction.version", 2)]
+
+
+# ---------------------------------------------------------------------------------------
+# What Kafka itself leaves after a first start and a restart, against pylog's
+
+
+def decoded_batches(data: bytes):
+    """(header, [(record, version)]) of each batch of a segment or checkpoint file."""
+    out = []
+    for batch in iter_batches(data):
+        validate_batch(batch)
+        header, entries = read_metadata_batch(batch)
+        out.append((header, [(e.record, e.version) for e in entries]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def kafka_and_pylog_after_a_restart(tmp_path_factory):
+    kafka = KafkaBroker(tmp_path_factory.mktemp("kafka-restarted") / "data")
+    for _ in range(2):
+        kafka.start()
+        kafka.stop()
+    pylog_dir = tmp_path_factory.mktemp("pylog-restarted")
+    for _ in range(2):
+        log = MetadataLog.open(partition_dir(pylog_dir), now_ms=NOW_MS)
+        start_controller(log, node_id=1, voters=[1], log_dir=pylog_dir, now_ms=NOW_MS)
+        log.close()
+    return kafka.data_dir, pylog_dir
+
+
+ELR_ONLY = ("eligible.leader.replicas.version", "min.insync.replicas")   # what pylog leaves out
+
+
+def without_elr(records):
+    return [(r, v) for r, v in records if getattr(r, "name", None) not in ELR_ONLY]
+
+
+def test_quorum_state_partition_metadata_and_epochs_are_kafkas(kafka_and_pylog_after_a_restart):
+    kafka_dir, pylog_dir = (partition_dir(d) for d in kafka_and_pylog_after_a_restart)
+    for name in ("quorum-state", "partition.metadata"):
+        assert (pylog_dir / name).read_bytes() == (kafka_dir / name).read_bytes(), name
+    kafka_epochs = (kafka_dir / "leader-epoch-checkpoint").read_text().splitlines()
+    pylog_epochs = (pylog_dir / "leader-epoch-checkpoint").read_text().splitlines()
+    assert kafka_epochs[:3] == pylog_epochs[:3] == ["0", "2", "1 0"]
+    assert kafka_epochs[3].split()[0] == pylog_epochs[3].split()[0] == "2"
+    kafka_batches = decoded_batches((kafka_dir / "00000000000000000000.log").read_bytes())
+    pylog_batches = decoded_batches((pylog_dir / "00000000000000000000.log").read_bytes())
+
+    def leader_changes(batches):
+        return [(h.partition_leader_epoch, records) for h, records in batches if h.is_control]
+    assert leader_changes(pylog_batches) == leader_changes(kafka_batches)
+    assert len(leader_changes(kafka_batches)) == 2
+
+
+def test_the_bootstrap_records_are_kafkas_but_for_elr(kafka_and_pylog_after_a_restart):
+    kafka_dir, pylog_dir = kafka_and_pylog_after_a_restart
+    kafka_log = decoded_batches((partition_dir(kafka_dir) / "00000000000000000000.log").read_bytes())
+    pylog_log = decoded_batches((partition_dir(pylog_dir) / "00000000000000000000.log").read_bytes())
+    (kafka_header, kafka_first), (pylog_header, pylog_first) = kafka_log[1], pylog_log[1]
+    assert (kafka_header.base_offset, kafka_header.partition_leader_epoch) == (
+        pylog_header.base_offset, pylog_header.partition_leader_epoch) == (1, 1)
+    assert [r.schema_name for r, _ in kafka_first if getattr(r, "name", None) in ELR_ONLY] == [
+        "FeatureLevelRecord", "ConfigRecord"]
+    assert pylog_first == without_elr(kafka_first)
+    kafka_checkpoint = decoded_batches((kafka_dir / "bootstrap.checkpoint").read_bytes())
+    pylog_checkpoint = decoded_batches((pylog_dir / "bootstrap.checkpoint").read_bytes())
+    assert [(h.is_control, h.partition_leader_epoch) for h, _ in pylog_checkpoint] == [
+        (h.is_control, h.partition_leader_epoch) for h, _ in kafka_checkpoint]
+    assert pylog_checkpoint[0][1] == kafka_checkpoint[0][1] and pylog_checkpoint[2][1] == kafka_checkpoint[2][1]
+    assert pylog_checkpoint[1][1] == without_elr(kafka_checkpoint[1][1])
+
+
+def test_the_controller_registration_is_shaped_as_kafkas(kafka_and_pylog_after_a_restart):
+    kafka_dir, _ = kafka_and_pylog_after_a_restart
+    kafka_log = decoded_batches((partition_dir(kafka_dir) / "00000000000000000000.log").read_bytes())
+    kafka_records = [(r, v) for _, records in kafka_log for r, v in records
+                     if r.schema_name == "RegisterControllerRecord"]
+    record, version = kafka_records[0]
+    ours, our_version = controller_registration(1, INCARNATION, [
+        (e.name, e.host, e.port, e.security_protocol) for e in record.end_points])
+    assert our_version == version
+    assert [f.name for f in ours.features] == [f.name for f in record.features]
+    assert ours.end_points == record.end_points and ours.zk_migration_ready == record.zk_migration_ready
+    # pylog supports less where it implements less (bootstrap.py)
+    differs = {f.name for f, k in zip(ours.features, record.features)
+               if (f.min_supported_version, f.max_supported_version) != (k.min_supported_version, k.max_supported_version)}
+    assert differs <= {"eligible.leader.replicas.version", "kraft.version", "share.version"}
