@@ -1,16 +1,20 @@
 """MetadataFollower (pylog/metadata_follower.py) against a controller served over a real
 socket: pylog's Dispatcher and Server answering Fetch with `handle_metadata_fetch`, the
-follower talking through a NodeClient."""
+follower talking through a NodeClient; combined mode (the controller's own log); and a
+model test of divergence: a copy of an older controller log, following a newer log that
+shares a prefix with it, ends equal to the newer log."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 
+from hypothesis import HealthCheck, given, settings, strategies as st
+
 from protocol.metadata import NoOpRecord, PartitionRecord, TopicRecord
 from pylog.controller.bootstrap import start_controller
-from pylog.controller.metadata_fetch import handle_metadata_fetch
-from pylog.controller.metadata_log import MetadataLog, partition_dir
+from pylog.controller.metadata_fetch import answer_metadata_fetch, handle_metadata_fetch
+from pylog.controller.metadata_log import MetadataLog, partition_dir, write_quorum_state
 from pylog.dispatch import Api, Dispatcher
 from pylog.metadata_follower import FETCH_KEY, FETCH_VERSION, MetadataFollower
 from pylog.network_client import NodeClient
@@ -197,3 +201,74 @@ def test_in_combined_mode_the_follower_applies_the_controllers_own_log(tmp_path)
         await follower.stop()
         controller.log.close()
     run(scenario())
+
+
+# ---------------------------------------------------------------------------------------
+# Model: whatever the copy holds of an older controller log, following a newer one that
+# shares a prefix with it ends with the copy equal to the newer log.
+
+
+
+class InProcessChannel:
+    """The controller's answer without a socket (what combined mode's channel does)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    async def send(self, request, version, timeout_ms=None):
+        return answer_metadata_fetch(self.log, request, leader_id=1)
+
+
+# a log is written as a list of terms, each a list of batch sizes (NoOpRecords per batch)
+terms = st.lists(st.lists(st.integers(1, 3), max_size=3), min_size=1, max_size=3)
+
+
+def write_terms(log, spec, first_record: int = 0):
+    """Each term: start_epoch, then its batches; record i of the log is NoOpRecord, made
+    distinct by when it is written (the batch timestamp)."""
+    stamp = first_record
+    for term in spec:
+        log.start_epoch(1, [1], now_ms=NOW_MS + stamp)
+        for size in term:
+            stamp += 1
+            log.append([(NoOpRecord(), 0)] * size, now_ms=NOW_MS + stamp)
+    return stamp
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(common=terms, old_tail=terms, new_tail=terms, copy_batches=st.integers(0, 30))
+def test_the_copy_converges_to_the_newer_log(tmp_path_factory, common, old_tail, new_tail, copy_batches):
+    base = tmp_path_factory.mktemp("model")
+    old = MetadataLog.open(partition_dir(base / "old"), now_ms=NOW_MS)
+    new = MetadataLog.open(partition_dir(base / "new"), now_ms=NOW_MS)
+    stamp = write_terms(old, common)
+    assert write_terms(new, common) == stamp
+    write_terms(old, old_tail, first_record=stamp + 1000)
+    # the newer log's next terms are above every epoch the older one reached (Raft's rule)
+    write_quorum_state(new.dir, leader_id=1, leader_epoch=max(old.epoch, new.epoch), voters=[1])
+    new = reopen(new)
+    write_terms(new, new_tail, first_record=stamp + 2000)
+
+    copy = MetadataLog.open(partition_dir(base / "copy"), now_ms=NOW_MS)
+    for header, _ in list(old.batches())[:copy_batches]:
+        copy.append_fetched(old.read_batches(header.base_offset, 1), now_ms=NOW_MS)
+
+    async def follow():
+        follower = MetadataFollower(copy, InProcessChannel(new), now_ms=lambda: NOW_MS, fetch_max_bytes=200)
+        await follower.rebuild_image()
+        # enough rounds for every batch (one at least per fetch) and every truncation
+        for _ in range(60):
+            assert await follower.fetch_once()
+        return follower
+    follower = asyncio.run(follow())
+    assert copy.read_batches(0, 1 << 24) == new.read_batches(0, 1 << 24)
+    assert follower.image.offset == new.log_end_offset - 1
+    assert [(e.epoch, e.start_offset) for e in copy.log.epoch_entries] == [
+        (e.epoch, e.start_offset) for e in new.log.epoch_entries]
+    for log in (old, new, copy):
+        log.close()
+
+
+def reopen(log):
+    log.close()
+    return MetadataLog.open(log.dir, now_ms=NOW_MS)
