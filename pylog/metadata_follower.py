@@ -30,8 +30,10 @@ On `start`, the image is first rebuilt from the local copy (all of it: in a quor
 everything the controller sent was committed) and `on_batch(image, [])` is called once
 for it, before any fetch.
 
-A batch the image cannot apply (`MetadataImageError`) stops the follower: `run` raises it
-(Kafka's broker treats it as a fatal metadata fault). `on_batch` may be a plain function
+A batch the image cannot apply (`MetadataImageError`), a fetched batch the copy cannot take
+(storage's errors: a bad CRC, offsets that do not continue the copy) and an exception from
+`on_batch` stop the follower: `run` raises it (Kafka's broker treats a metadata fault as
+fatal); the owner watches `task`. `on_batch` may be a plain function
 or a coroutine function. The follower owns its MetadataLog and image; all of it runs on
 the broker's event loop.
 """

@@ -135,7 +135,7 @@ class MetadataLog:
 
     # -- writing --
 
-    def start_epoch(self, leader_id: int, voters: list[int], *, now_ms: int) -> int:
+    def start_epoch(self, leader_id: int, voters: list[int], now_ms: int) -> int:
         """Begin this controller's term: bump the epoch in quorum-state, then append the
         LeaderChange control batch. Returns the new epoch."""
         epoch = self.epoch + 1
@@ -146,20 +146,20 @@ class MetadataLog:
         self.append_control(message, now_ms=now_ms)
         return epoch
 
-    def append(self, records: list[tuple[Message, int]], *, now_ms: int) -> int:
+    def append(self, records: list[tuple[Message, int]], now_ms: int) -> int:
         """Append one data batch of (record, version) at the log end, in the current epoch;
         fsynced before returning. Returns the batch's last offset."""
         batch = build_metadata_batch(records, base_offset=self.log_end_offset, leader_epoch=self.epoch,
                                      append_time_ms=now_ms)
         return self._write(batch, now_ms)
 
-    def append_control(self, message: Message, *, now_ms: int) -> int:
+    def append_control(self, message: Message, now_ms: int) -> int:
         """Append one control batch holding `message` (a Raft control record)."""
         batch = build_control_batch([message], base_offset=self.log_end_offset, leader_epoch=self.epoch,
                                     append_time_ms=now_ms)
         return self._write(batch, now_ms)
 
-    def append_fetched(self, batches, *, now_ms: int) -> int:
+    def append_fetched(self, batches, now_ms: int) -> int:
         """Append whole batches fetched from the controller, keeping their offsets and epochs
         (a broker's copy). A trailing partial batch is ignored. Returns the new log end
         offset. Raises storage's errors (bad CRC, offsets not continuing the log)."""
@@ -181,7 +181,7 @@ class MetadataLog:
             self._appended = None
         return info.last_offset
 
-    def truncate_to(self, offset: int, *, now_ms: int) -> bool:
+    def truncate_to(self, offset: int, now_ms: int) -> bool:
         """Remove every batch at or after `offset` (whole batches); fsynced. False if there
         was nothing to remove."""
         removed = self.log.truncate_to(offset, now_ms=now_ms)
