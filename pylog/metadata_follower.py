@@ -1,0 +1,213 @@
+"""MetadataFollower: a broker's copy of `__cluster_metadata-0`, kept in step with the
+controller's, and the image it builds (Kafka's broker-side `KafkaRaftClient` as an
+observer, feeding the `MetadataLoader`).
+
+Loop (one task):
+
+    send   Fetch v12 through the channel: topic `__cluster_metadata`, partition 0,
+           fetch offset = the copy's log end offset, last fetched epoch = the epoch of its
+           last batch (-1 when empty), replica id -1 (an observer), max_wait_ms (500:
+           the controller long-polls), partition max bytes `fetch_max_bytes`
+    answer records        appended to the copy, keeping the controller's offsets (fsynced)
+           diverging epoch    the copy truncates (Raft's rule below) and fetches again
+           an error / the controller unreachable: wait `retry_backoff_ms`, fetch again
+    apply  every batch of the copy below the high watermark the answer gave, in order, to
+           the image; `on_batch(image, entries)` after each one
+
+Raft's truncation for a diverging epoch (epoch E, end offset O): at E = 0, cut at
+min(O, the copy's end); otherwise at min(O, where E ends in the copy) if the copy knows E,
+else where the copy's largest epoch below E ends. The image already holds the records cut
+off, so it is rebuilt: a new MetadataImage replays the copy from its start, and
+`on_batch(image, [])` says so (an empty entry list: the image object is a new one; compare
+it whole).
+
+Combined mode (`process.roles=broker,controller`): broker and controller share the log dir,
+so there is one `__cluster_metadata-0`, the controller's. The follower is then given that
+MetadataLog and no channel: it keeps no copy, fetches nothing, and applies the controller's
+batches as they are committed (it waits on `MetadataLog.wait_for_append`).
+
+On `start`, the image is first rebuilt from the local copy (all of it: in a quorum of one
+everything the controller sent was committed) and `on_batch(image, [])` is called once
+for it, before any fetch.
+
+A batch the image cannot apply (`MetadataImageError`), a fetched batch the copy cannot take
+(storage's errors: a bad CRC, offsets that do not continue the copy) and an exception from
+`on_batch` stop the follower: `run` raises it (Kafka's broker treats a metadata fault as
+fatal); the owner watches `task`. `on_batch` may be a plain function
+or a coroutine function. The follower owns its MetadataLog and image; all of it runs on
+the broker's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import Awaitable, Callable, Protocol
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import FetchRequest, FetchResponse
+from protocol.metadata_log import METADATA_PARTITION, METADATA_TOPIC, MetadataEntry
+from protocol.schema import Message
+from pylog.controller.metadata_log import MetadataLog
+from pylog.metadata_image import MetadataImage
+from pylog.network_client import NodeUnavailable
+
+log = logging.getLogger("pylog.metadata_follower")
+
+FETCH_VERSION = 12
+FETCH_KEY = 1
+OBSERVER_REPLICA_ID = -1
+NO_EPOCH = -1
+
+
+class Channel(Protocol):
+    async def send(self, request: Message, version: int, timeout_ms: int | None = None) -> Message: ...
+
+
+OnBatch = Callable[[MetadataImage, list[MetadataEntry]], "Awaitable[None] | None"]
+
+
+class MetadataFollower:
+    def __init__(self, metadata_log: MetadataLog, channel: Channel | None, on_batch: OnBatch | None = None, *,
+                 now_ms: Callable[[], int], max_wait_ms: int = 500, fetch_max_bytes: int = 8 * 1024 * 1024,
+                 retry_backoff_ms: int = 100, request_timeout_ms: int = 30_000):
+        self.metadata_log = metadata_log
+        self.channel = channel
+        self.on_batch = on_batch
+        self.now_ms = now_ms
+        self.max_wait_ms = max_wait_ms
+        self.fetch_max_bytes = fetch_max_bytes
+        self.retry_backoff_ms = retry_backoff_ms
+        self.request_timeout_ms = request_timeout_ms
+        self.image = MetadataImage()
+        self.high_watermark = 0
+        self._task: asyncio.Task | None = None
+
+    # -- lifecycle --
+
+    async def start(self) -> None:
+        """Replay the local copy into the image, then start fetching."""
+        await self.rebuild_image()
+        self._task = asyncio.get_running_loop().create_task(self.run(), name="metadata-follower")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    @property
+    def task(self) -> asyncio.Task | None:
+        return self._task
+
+    async def run(self) -> None:
+        """Fetch and apply until cancelled (see the module docstring); with no channel,
+        follow the log in place (combined mode)."""
+        while True:
+            if self.channel is None:
+                await self.follow_local_once()
+            elif not await self.fetch_once():
+                await asyncio.sleep(self.retry_backoff_ms / 1000)
+
+    async def follow_local_once(self) -> None:
+        """Combined mode: wait (up to max_wait_ms) for the controller's log, which is this
+        follower's log, to grow past what the image holds; apply what it committed."""
+        await self.metadata_log.wait_for_append(self.image.offset + 1, self.max_wait_ms / 1000)
+        self.high_watermark = self.metadata_log.high_watermark
+        await self.apply_committed()
+
+    # -- one round --
+
+    def fetch_request(self) -> FetchRequest:
+        copy = self.metadata_log
+        last_epoch = copy.log.latest_epoch if copy.log_end_offset > 0 else None
+        partition = FetchRequest.FetchPartition(
+            partition=METADATA_PARTITION, fetch_offset=copy.log_end_offset,
+            last_fetched_epoch=last_epoch if last_epoch is not None else NO_EPOCH,
+            log_start_offset=copy.log_start_offset, partition_max_bytes=self.fetch_max_bytes)
+        return FetchRequest(replica_id=OBSERVER_REPLICA_ID, max_wait_ms=self.max_wait_ms, min_bytes=1,
+                            max_bytes=self.fetch_max_bytes, isolation_level=0, session_id=0, session_epoch=-1,
+                            topics=[FetchRequest.FetchTopic(topic=METADATA_TOPIC, partitions=[partition])],
+                            forgotten_topics_data=[], rack_id="")
+
+    async def fetch_once(self) -> bool:
+        """One Fetch and what follows from it; False when it failed (back off, retry)."""
+        request = self.fetch_request()
+        try:
+            response = await self.channel.send(request, FETCH_VERSION,
+                                               timeout_ms=self.request_timeout_ms + self.max_wait_ms)
+        except (NodeUnavailable, ConnectionError, asyncio.TimeoutError) as error:
+            log.debug("metadata fetch failed: %s", error)
+            return False
+        partition = _metadata_partition(response)
+        if partition is None or response.error_code != ErrorCode.NONE or partition.error_code != ErrorCode.NONE:
+            log.warning("metadata fetch answered with error %s",
+                        partition.error_code if partition is not None else response.error_code)
+            return False
+        now_ms = self.now_ms()
+        if partition.diverging_epoch.epoch >= 0:
+            self.truncate_to_diverging(partition.diverging_epoch.epoch, partition.diverging_epoch.end_offset, now_ms)
+            await self.rebuild_image()
+            return True
+        if partition.records:
+            self.metadata_log.append_fetched(partition.records, now_ms=now_ms)
+        self.high_watermark = min(partition.high_watermark, self.metadata_log.log_end_offset)
+        await self.apply_committed()
+        return True
+
+    def truncate_to_diverging(self, epoch: int, end_offset: int, now_ms: int) -> int:
+        """Cut the copy by Raft's rule for a diverging epoch; returns the new log end."""
+        copy = self.metadata_log
+        if epoch == 0:
+            cut = min(end_offset, copy.log_end_offset)
+        else:
+            local_epoch, local_end = copy.end_offset_for_epoch(epoch)
+            if local_epoch < 0:
+                cut = 0
+            elif local_epoch == epoch:
+                cut = min(local_end, end_offset)
+            else:
+                cut = local_end
+        log.info("metadata log copy diverges from the controller's at epoch %d offset %d: truncating to %d",
+                 epoch, end_offset, cut)
+        copy.truncate_to(cut, now_ms=now_ms)
+        self.high_watermark = min(self.high_watermark, copy.log_end_offset)
+        return copy.log_end_offset
+
+    async def apply_committed(self) -> None:
+        """Apply the copy's batches after the image's offset and below the high watermark."""
+        for header, entries in self.metadata_log.batches(self.image.offset + 1):
+            if header.base_offset + header.last_offset_delta >= self.high_watermark:
+                break
+            self.image.apply_batch(header.partition_leader_epoch, entries)
+            await self._notify(entries)
+
+    async def rebuild_image(self) -> None:
+        """A new image from the whole local copy (taken as committed), then on_batch(image, [])."""
+        self.image = MetadataImage()
+        self.high_watermark = self.metadata_log.log_end_offset
+        for header, entries in self.metadata_log.batches(0):
+            self.image.apply_batch(header.partition_leader_epoch, entries)
+        await self._notify([])
+
+    async def _notify(self, entries: list[MetadataEntry]) -> None:
+        if self.on_batch is None:
+            return
+        result = self.on_batch(self.image, entries)
+        if inspect.isawaitable(result):
+            await result
+
+
+def _metadata_partition(response: FetchResponse):
+    for topic in response.responses:
+        for partition in topic.partitions:
+            if partition.partition_index == METADATA_PARTITION:
+                return partition
+    return None
+
+
+__all__ = ["MetadataFollower", "Channel", "FETCH_VERSION", "FETCH_KEY"]
