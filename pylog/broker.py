@@ -192,8 +192,8 @@ class Broker:
             self.controller_channel = RemoteControllerChannel(address, client_id=f"broker-{self.node_id}")
             self.metadata_follower = MetadataFollower(
                 MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms), self.controller_channel,
-                on_batch=lambda image, _entries: self.publisher.publish(image), now_ms=now_ms)
-            await self.metadata_follower.rebuild_image()
+                now_ms=now_ms)
+            await self.metadata_follower.rebuild_image()   # the local copy, as the last run left it
             image = self.metadata_follower.image
         self.metadata.set_topics(TopicInfo(t.name, t.topic_id, len(t.partitions), dict(image.topic_configs(t.name)))
                                  for t in image.topics.values())
@@ -213,7 +213,9 @@ class Broker:
         if self.controller is not None:
             self.controller.listeners.append(self.publisher.publish)
         else:
+            self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish(image)
             self.metadata_follower.start_fetching()
+            await self.metadata_follower.catch_up()
         self.lifecycle = BrokerLifecycle(
             node_id=self.node_id, cluster_id=cluster_id, channel=self.controller_channel,
             listeners=[self.advertised_listener()], rack=self.config.get("broker.rack"),
@@ -272,6 +274,7 @@ class Broker:
             self.lifecycle = None
         if self.metadata_follower is not None:
             await self.metadata_follower.stop()
+            self.metadata_follower.metadata_log.close()
         # Then answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
         # connection is kept busy while the server waits for in-flight requests.
         self.group_coordinator.shutdown()

@@ -83,6 +83,9 @@ class MetadataFollower:
         self.image = MetadataImage()
         self.high_watermark = 0
         self._task: asyncio.Task | None = None
+        self._fetches_sent = 0       # numbered in send order; `catch_up` waits on them
+        self._fetches_applied = 0
+        self._progress = asyncio.Event()
 
     # -- lifecycle --
 
@@ -90,6 +93,27 @@ class MetadataFollower:
         """Replay the local copy into the image, then start fetching."""
         await self.rebuild_image()
         self._task = asyncio.get_running_loop().create_task(self.run(), name="metadata-follower")
+
+    def start_fetching(self) -> None:
+        """Start the fetch loop over the image as it is (`rebuild_image` already ran)."""
+        self._task = asyncio.get_running_loop().create_task(self.run(), name="metadata-follower")
+
+    async def catch_up(self, timeout_s: float = 10.0) -> bool:
+        """Wait until a Fetch sent after this call has been answered and applied: the image
+        then holds everything the controller had committed when the call was made (its
+        long poll answers at once when there is more). False if `timeout_s` passed first."""
+        target = self._fetches_sent + 1
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while self._fetches_applied < target:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0 or self._task is None or self._task.done():
+                return False
+            self._progress.clear()
+            try:
+                await asyncio.wait_for(self._progress.wait(), remaining)
+            except asyncio.TimeoutError:
+                return False
+        return True
 
     async def stop(self) -> None:
         task, self._task = self._task, None
@@ -137,12 +161,21 @@ class MetadataFollower:
     async def fetch_once(self) -> bool:
         """One Fetch and what follows from it; False when it failed (back off, retry)."""
         request = self.fetch_request()
+        self._fetches_sent += 1
+        number = self._fetches_sent
         try:
             response = await self.channel.send(request, FETCH_VERSION,
                                                timeout_ms=self.request_timeout_ms + self.max_wait_ms)
         except (NodeUnavailable, ConnectionError, asyncio.TimeoutError) as error:
             log.debug("metadata fetch failed: %s", error)
             return False
+        try:
+            return await self._apply_answer(response)
+        finally:
+            self._fetches_applied = number
+            self._progress.set()
+
+    async def _apply_answer(self, response) -> bool:
         partition = _metadata_partition(response)
         if partition is None or response.error_code != ErrorCode.NONE or partition.error_code != ErrorCode.NONE:
             log.warning("metadata fetch answered with error %s",
