@@ -1,6 +1,7 @@
-"""Converting a data directory of pylog's single-node era (`pylog-topics.json`, see
-pylog/metadata.py `ClusterMetadata.save`, and `pylog-producer-ids`, pylog/producer_ids.py)
-into metadata records, on the controller's first start.
+"""Converting a data directory of pylog's single-node era into metadata records, on the
+controller's first start: `pylog-topics.json` (JSON: {"topics": {name: {"topic_id",
+"partitions", "configs", "leader_epochs", "deleting"?}}, "broker_epoch"}) and
+`pylog-producer-ids` (pylog/producer_ids.py).
 
 What each saved fact becomes (records in this order, per topic sorted by name):
 
@@ -15,8 +16,8 @@ What each saved fact becomes (records in this order, per topic sorted by name):
                                                           the saved broker epoch,
                                                           next producer id = the next block
 
-The saved leader epoch is the one the last run used (ClusterMetadata.load adds its start's
-bumps before it saves), so the partition logs' epoch caches hold nothing above it.
+The saved leader epoch is the one the last run used (that era's start added its bumps
+before it saved), so the partition logs' epoch caches hold nothing above it.
 
 A topic marked `deleting` (its delete had begun when the node stopped) is left out: no record
 names it, so the image has no such topic, and its partition directories -- whose
@@ -43,10 +44,11 @@ from pathlib import Path
 
 from protocol.metadata import ConfigRecord, PartitionRecord, ProducerIdsRecord, TopicRecord
 from protocol.schema import Message
-from pylog.metadata import META_PROPERTIES, TOPICS_FILE
+from pylog.metadata import META_PROPERTIES
 from pylog.metadata_image import TOPIC_RESOURCE
 from pylog.producer_ids import PRODUCER_IDS_FILE, read_next_block_start
 
+TOPICS_FILE = "pylog-topics.json"   # the single-node era's metadata file
 CONVERTED_SUFFIX = ".converted"
 PARTITION_RECORD_VERSION = 2
 
