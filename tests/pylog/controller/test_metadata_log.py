@@ -17,7 +17,7 @@ from pylog.controller.bootstrap import replay, start_controller
 from pylog.controller.json_conversion import conversion_records
 from pylog.controller.metadata_fetch import answer_metadata_fetch
 from pylog.controller.metadata_log import MetadataLog, partition_dir, read_quorum_state
-from pylog.metadata import ClusterMetadata, kafka_uuid_text, read_partition_metadata
+from pylog.metadata import kafka_uuid_text, load_cluster_id, read_partition_metadata
 from pylog.metadata_image import TOPIC_RESOURCE
 from pylog.producer_ids import ProducerIdManager
 
@@ -161,17 +161,21 @@ def test_controller_registration_record(tmp_path):
 
 
 def old_data_dir(tmp_path):
-    """A data directory as the single-node broker left it."""
-    metadata = ClusterMetadata.load(tmp_path, node_id=1)        # start 1
-    orders = metadata.add_topic("orders", 2, {"cleanup.policy": "compact", "retention.ms": "1000"})
-    events = metadata.add_topic("events", 1, {})
-    gone = metadata.add_topic("gone", 1, {})
-    metadata.mark_deleting("gone")
-    metadata = ClusterMetadata.load(tmp_path, node_id=1)        # start 2: epochs +2
-    metadata.set_partition_count("events", 2)                   # a new partition at epoch 0
+    """A data directory as the single-node broker left it: its `pylog-topics.json` after
+    two starts (epochs +2 at each), with a topic being deleted and a partition added at
+    epoch 0, and a claimed producer-id block."""
+    orders_id, events_id, gone_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    load_cluster_id(tmp_path, 1)
+    state = {"broker_epoch": 2, "topics": {
+        "orders": {"topic_id": str(orders_id), "partitions": 2, "leader_epochs": [2, 2],
+                   "configs": {"cleanup.policy": "compact", "retention.ms": "1000"}},
+        "events": {"topic_id": str(events_id), "partitions": 2, "leader_epochs": [2, 0], "configs": {}},
+        "gone": {"topic_id": str(gone_id), "partitions": 1, "leader_epochs": [2], "configs": {},
+                 "deleting": True}}}
+    (tmp_path / "pylog-topics.json").write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
     manager = ProducerIdManager.load(tmp_path)
     assert manager.generate() == 0                              # block [0, 1000) claimed
-    return metadata, orders.topic_id, events.topic_id, gone.topic_id
+    return state, orders_id, events_id, gone_id
 
 
 def test_conversion_of_a_json_data_dir(tmp_path):
