@@ -1,12 +1,13 @@
-"""Topics across restarts: creation, deletion, a deletion interrupted by a crash, stray
-logs, and the broker epoch of the clean-shutdown marker."""
+"""Topics across restarts: creation, deletion, stray logs (a topic's files left behind its
+deletion), and the broker epoch of the clean-shutdown marker."""
 
 import json
 import logging
+import shutil
 import uuid
 
 from protocol.records import build_batch
-from pylog.metadata import ClusterMetadata, read_partition_metadata, write_partition_metadata
+from pylog.metadata import read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import WireClient
 
@@ -20,19 +21,15 @@ def test_topics_and_ids_survive_a_restart(tmp_path):
         assert embedded.call(lambda: embedded.broker.partition("kept", 2).log.config.retention_ms) == 1000
 
 
-def test_a_delete_interrupted_by_a_crash_is_finished_at_start(tmp_path):
+def test_a_deleted_topic_is_gone_from_disk_and_stays_deleted_across_a_restart(tmp_path):
     with EmbeddedBroker(tmp_path) as embedded:
         embedded.call(lambda: embedded.broker.create_topic("doomed", 2))
         embedded.call(lambda: embedded.broker.create_topic("survivor", 1))
-    # The crash came right after the delete was marked, before any log was removed.
-    metadata = ClusterMetadata.load(tmp_path, 1)
-    metadata.mark_deleting("doomed")
-    assert (tmp_path / "doomed-0").is_dir()
-    with EmbeddedBroker(tmp_path) as embedded:
-        topics = embedded.call(lambda: sorted(embedded.broker.metadata.topics))
-        assert topics == ["survivor"]
+        embedded.call(lambda: embedded.broker.delete_topic("doomed"))
         assert embedded.call(lambda: embedded.broker.partition("doomed", 0)) is None
     assert not (tmp_path / "doomed-0").exists() and not (tmp_path / "doomed-1").exists()
+    with EmbeddedBroker(tmp_path) as embedded:
+        assert embedded.call(lambda: sorted(embedded.broker.metadata.topics)) == ["survivor"]
 
 
 # -- stray logs (Kafka 4: LogManager.loadLog with isStrayKraftReplica) -------------------
@@ -56,9 +53,12 @@ def test_a_directory_of_a_topic_the_broker_does_not_know_is_moved_aside_as_a_str
     with EmbeddedBroker(tmp_path) as embedded:
         embedded.call(lambda: embedded.broker.create_topic("ghost", 1))
         produce(embedded, "ghost", 3)
-    # The topic goes from the metadata (say, deleted while its files could not be removed).
-    metadata = ClusterMetadata.load(tmp_path, 1)
-    metadata.remove_topic("ghost")
+        kept = tmp_path.parent / "ghost-0.kept"
+        shutil.copytree(tmp_path / "ghost-0", kept)
+        # The topic goes from the metadata, its files stay (say, a crash after the
+        # controller committed the RemoveTopicRecord, before this broker removed them).
+        embedded.call(lambda: embedded.broker.delete_topic("ghost"))
+    shutil.copytree(kept, tmp_path / "ghost-0")
     segment = (tmp_path / "ghost-0" / "00000000000000000000.log").read_bytes()
     with caplog.at_level(logging.WARNING, logger="storage.manager"):
         with EmbeddedBroker(tmp_path) as embedded:
