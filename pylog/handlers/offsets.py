@@ -93,13 +93,13 @@ def make_offset_commit_handler(broker):
                     pending.append((topic.name, answer, p))
                 answers.append((topic.name, answer, p))
         if pending:
-            commit(broker, request, version, now, pending)
+            await commit(broker, request, version, now, pending)
         return OffsetCommitResponse(topics=_group_by_topic(answers, CommitTopic))
 
     return handle
 
 
-def commit(broker, request, version: int, now: int, pending) -> None:
+async def commit(broker, request, version: int, now: int, pending) -> None:
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
@@ -129,10 +129,15 @@ def commit(broker, request, version: int, now: int, pending) -> None:
             expire_timestamp_ms=expire_timestamp)
         stored.append(answer)
     try:
-        store.commit(request.group_id, offsets, now)
+        written = store.commit(request.group_id, offsets, now)
     except BrokerError as exc:
         for answer in stored:
             answer.error_code = exc.code
+        return
+    error = await broker.group_coordinator.wait_replicated(written)
+    if error:
+        for answer in stored:
+            answer.error_code = error
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,19 +148,43 @@ def make_offset_fetch_handler(broker):
     async def handle(request, context):
         version = context.api_version
         store = broker.offset_store
+        coordinator = broker.group_coordinator
         if version >= 8:
             groups = []
             for group in request.groups:
+                error = coordinator.coordinator_error(group.group_id)
+                if error:
+                    groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(group_id=group.group_id,
+                                                                               error_code=error, topics=[]))
+                    continue
                 topics = None if group.topics is None else [(t.name, t.partition_indexes) for t in group.topics]
                 groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(
                     group_id=group.group_id, error_code=ErrorCode.NONE,
                     topics=fetch_offsets(store, group.group_id, topics, v8=True)))
             return OffsetFetchResponse(groups=groups)
         topics = None if request.topics is None else [(t.name, t.partition_indexes) for t in request.topics]
+        error = coordinator.coordinator_error(request.group_id)
+        if error:
+            return offset_fetch_group_error(version, topics or [], error)
         return OffsetFetchResponse(error_code=ErrorCode.NONE,
                                    topics=fetch_offsets(store, request.group_id, topics, v8=False))
 
     return handle
+
+
+def offset_fetch_group_error(version: int, topics, error: ErrorCode) -> OffsetFetchResponse:
+    """OffsetFetch v0-7 for a group this coordinator cannot answer (Kafka's
+    OffsetFetchResponse.groupError): from v2 the error at the top, without topics; v0-1 have
+    no top-level error, so each requested partition carries it, with offset -1."""
+    if version >= 2:
+        return OffsetFetchResponse(error_code=error, topics=[])
+    return OffsetFetchResponse(topics=[
+        OffsetFetchResponse.OffsetFetchResponseTopic(name=name, partitions=[
+            OffsetFetchResponse.OffsetFetchResponsePartition(
+                partition_index=index, committed_offset=INVALID_OFFSET, committed_leader_epoch=-1,
+                metadata="", error_code=error)
+            for index in partitions])
+        for name, partitions in topics])
 
 
 def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
@@ -196,6 +225,9 @@ def make_offset_delete_handler(broker):
     async def handle(request, context):
         store = broker.offset_store
         group_id = request.group_id
+        error = broker.group_coordinator.coordinator_error(group_id)
+        if error:
+            return OffsetDeleteResponse(error_code=error)
         facts = store.group_facts(group_id)
         if facts is None:
             return OffsetDeleteResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND)
@@ -222,6 +254,9 @@ def make_offset_delete_handler(broker):
                 store.delete_offsets(group_id, [(t, i) for t, i, _ in eligible], now_ms())
             except BrokerError as exc:
                 return OffsetDeleteResponse(error_code=exc.code)
+            error = await broker.group_coordinator.wait_replicated(store.written_so_far(group_id))
+            if error:
+                return OffsetDeleteResponse(error_code=error)
         return OffsetDeleteResponse(error_code=ErrorCode.NONE, topics=_group_by_topic(answers, DeleteTopic))
 
     return handle
