@@ -1,4 +1,4 @@
-"""GroupCoordinator: every consumer group of this broker, on the broker's event loop.
+"""GroupCoordinator: the consumer groups this broker coordinates, on the broker's event loop.
 
 The state of each group is a `ClassicGroup` (group.py, pure). This module adds what the
 pure machine leaves out:
@@ -12,6 +12,35 @@ pure machine leaves out:
   time, so a deadline that is already due (the initial rebalance delay of 0, pylog's
   default) completes within the same request: the first join of a new group is
   answered at once;
+- which groups: the coordinator of a group is the leader of its `__consumer_offsets`
+  partition (`store.partition_for(group_id)`). `partitions` (partitions.py) says, per
+  partition, NOT_COORDINATOR / LOADING / ACTIVE at which leader epoch; every group request
+  checks it first (`_partition_error`, `coordinator_error` for the offsets handlers) and
+  gets NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, Kafka's errors: JoinGroup and
+  SyncGroup in their answer, Heartbeat the same except that a loading group's heartbeat
+  is answered NONE (Kafka answers it blindly), LeaveGroup at the top level, DescribeGroups
+  and DeleteGroups per group, OffsetCommit on every partition, ListGroups lists the groups
+  of ACTIVE partitions only (COORDINATOR_LOAD_IN_PROGRESS while any partition loads).
+  `on_elected(index, leader_epoch)` makes the partition LOADING and starts its load: wait
+  until its high watermark reaches its log end offset of that moment, replay it
+  (`store.load_partition`), rebuild its groups, ACTIVE. `on_resigned(index, leader_epoch)`
+  gives its groups up as `shutdown()` does for all (parked JoinGroup/SyncGroup answered
+  NOT_COORDINATOR, timers cancelled) and has the store forget them. An epoch not above
+  the last one seen for the partition is stale (or a repeat) and changes nothing. A
+  coordinator built with `leads_every_partition=True` (the single-node broker) serves every
+  partition never named in those calls; `load()` at start is then the load of all;
+- replication: a write counts once the high watermark of its partition passes it
+  (acks=all). `wait_replicated(written)` is that wait (replication_wait.py), bounded by
+  `offsets.commit.timeout.ms`: NONE, NOT_COORDINATOR (resigned meanwhile) or
+  COORDINATOR_NOT_AVAILABLE (timed out, Kafka's answer). The OffsetCommit and
+  OffsetDelete handlers answer after it; answers that come with a group metadata record
+  (the leader's SyncGroup and the assignment it hands every member, a static member taking
+  its slot back) are held until the record is replicated, and carry that error if it is
+  not. Unlike Kafka, the group does not go back to its state before the write then (its
+  members get the error and rejoin); the view of the store also changes at the append, so
+  OffsetFetch may show a commit still waiting for replication (Kafka reads at the last
+  committed offset). With one replica the high watermark is the log end offset: nothing
+  waits;
 - persistence: an optional `store` gets the group metadata record (Kafka's
   GroupMetadataValue, version 3 layout) when a JoinGroup creates the group (generation 0,
   no protocol type, no members: Kafka's "empty group" record), when a rebalance completes
@@ -25,19 +54,28 @@ pure machine leaves out:
 - topic deletion: `on_partitions_deleted(partitions)`, called by the broker, has the store
   remove every group's offsets of those partitions.
 
-Store interface (duck-typed):
+Store interface (duck-typed; offsets.py OffsetStore is the real one):
 
-    write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> None
+    write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> Written | None
     loaded_groups() -> dict[str, GroupMetadataValue]
     delete_partitions(partitions: list[tuple[str, int]]) -> dict[str, list[tuple[str, int]]]
+    and, for leadership and replication (a store without `partition_for` puts every group
+    in one partition that is always served):
+    partition_for(group_id) -> int, load_partition(index), unload_partition(index),
+    async wait_caught_up(index, still_current) -> ErrorCode,
+    is_replicated(written) -> bool, async wait_replicated(written, still_leading) -> ErrorCode
 
 Scheduler interface: `call_at(when_ms, callback) -> handle` with `handle.cancel()`.
 `LoopScheduler` maps it onto the running loop's `call_later`.
 
-Lifecycle: `load()` (after the offsets store has read `__consumer_offsets`) then serve;
-`shutdown()` before the listener stops: parked requests are answered NOT_COORDINATOR
-(Kafka does this when it gives a group up), timers are cancelled, and later requests get
+Lifecycle: `load()` (single node, after the offsets store has read `__consumer_offsets`)
+or leadership calls (a cluster broker) then serve; `shutdown()` before the listener stops:
+parked requests are answered NOT_COORDINATOR (Kafka does this when it gives a group up),
+timers and loads are cancelled, held answers get NOT_COORDINATOR, and later requests get
 COORDINATOR_NOT_AVAILABLE.
+
+Crash behaviour: nothing of its own on disk; what counts is in `__consumer_offsets`, and
+a load replays it.
 
 Concurrency: everything runs on the broker's event loop; no locks.
 """
@@ -54,7 +92,7 @@ from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMet
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import error_code_for
 from pylog.coordinator.offsets import OFFSETS_TOPIC
-from pylog.coordinator.partitions import CoordinatorPartitions
+from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.coordinator.group import (
     ClassicGroup,
     Effects,
@@ -186,12 +224,18 @@ class GroupCoordinator:
         groups answer COORDINATOR_LOAD_IN_PROGRESS until the load is done. The load waits
         until the high watermark reaches the log end offset as it is now (what earlier
         leaders wrote counts once it is replicated), then replays the partition and
-        rebuilds its groups. False (nothing done) for a stale or repeated epoch."""
-        if not self.partitions.elect(index, leader_epoch):
+        rebuilds its groups. A partition already loaded (or loading) only takes the new
+        epoch (a load under way starts again at it). False (nothing done) for a stale or
+        repeated epoch."""
+        seen_epoch = self.partitions.get(index).leader_epoch
+        before = self.partitions.elect(index, leader_epoch)
+        if before is None:
             log.info("%s-%d: election at leader epoch %d ignored (epoch %d seen)", OFFSETS_TOPIC, index,
-                     leader_epoch, self.partitions.get(index).leader_epoch)
+                     leader_epoch, seen_epoch)
             return False
-        self._unload(self._groups_of(index))
+        if before is LoadState.ACTIVE:
+            log.info("%s-%d: still leader, now at leader epoch %d", OFFSETS_TOPIC, index, leader_epoch)
+            return True
         previous = self._loads.pop(index, None)
         if previous is not None:
             previous.cancel()
@@ -272,11 +316,11 @@ class GroupCoordinator:
         """The wait for a write of the store (`written`, from its write methods) to be
         replicated: NONE, NOT_COORDINATOR (the partition was resigned meanwhile) or
         COORDINATOR_NOT_AVAILABLE (`offsets.commit.timeout.ms` passed). The partition's
-        leader epoch is taken now: call it right after the write."""
+        leadership term is taken now: call it right after the write."""
         if written is None or self.store is None:
             return _answered(ErrorCode.NONE)
-        epoch = self.partitions.get(written.index).leader_epoch
-        return self.store.wait_replicated(written, lambda: self.partitions.is_active(written.index, epoch))
+        term = self.partitions.get(written.index).term
+        return self.store.wait_replicated(written, lambda: self.partitions.is_active(written.index, term))
 
     # -- JoinGroup / SyncGroup (may wait) ----------------------------------------------
 

@@ -40,8 +40,19 @@ The topic is created lazily, on the first write (or `ensure_topic`), with
 `segment.bytes=offsets.topic.segment.bytes`, `compression.type=producer`, so a broker that
 never sees a group starts without 50 extra logs.
 
-Loading (`load`, at broker start): every partition is read from its log start offset to
-its high watermark and its records applied in order -- the last value of a key wins, a null
+Replication: every write method returns `Written(index, end_offset)`, the end of its
+batch; `wait_replicated(written, still_leading)` waits until the partition's high
+watermark reaches it (replication_wait.py), at most `offsets.commit.timeout.ms`
+(COORDINATOR_NOT_AVAILABLE after that, NOT_COORDINATOR when `still_leading()` turns
+False); `coordinator_error` is the one mapping of a failed write to the answer.
+
+Leadership: only the partitions this broker leads are in the view. `load_partition(index)`
+(an election; the group coordinator first waits with `wait_caught_up` until the high
+watermark reaches the log end offset) replays one partition; `unload_partition(index)` (a
+resignation) forgets its groups and wakes whatever waits on its high watermark.
+
+Loading (`load`, the single-node start; `load_partition`, one partition): read from its
+log start offset to its high watermark and its records applied in order -- the last value of a key wins, a null
 value deletes the key. Transactional batches are held per producer until their COMMIT
 marker (applied) or ABORT marker (dropped); records with unknown key versions (KIP-848
 consumer-group records, share groups) are skipped.

@@ -11,10 +11,17 @@ The coordinator of a group is the leader of the group's `__consumer_offsets` par
 
 Transitions, each carrying the partition's leader epoch:
 
-    elect(index, epoch)    -> LOADING      (from any state)
+    elect(index, epoch)    NOT_COORDINATOR -> LOADING (a new term); LOADING and ACTIVE stay
+                           as they are, at the new epoch (Kafka's runtime does not load a
+                           coordinator twice: a loading one goes on, a loaded one is kept)
     loaded(index, epoch)   LOADING -> ACTIVE, only if `epoch` is still the current one
     failed(index, epoch)   LOADING -> NOT_COORDINATOR (the load could not finish), same rule
-    resign(index, epoch)   -> NOT_COORDINATOR
+    resign(index, epoch)   -> NOT_COORDINATOR (a new term)
+
+A *term* is one uninterrupted stretch of leadership: it changes at every resignation and
+at every election that starts a load, not at an epoch bump while this broker keeps
+leading. A write waiting for its replication belongs to the term it was made in
+(`is_active(index, term)`).
 
 A leadership call (`elect`, `resign`) whose epoch is not above the last epoch seen for
 that partition is stale or a repeat and changes nothing (Kafka's CoordinatorRuntime
@@ -48,6 +55,7 @@ class LoadState(enum.Enum):
 class PartitionLeadership:
     state: LoadState
     leader_epoch: int
+    term: int = 0
 
 
 ERROR_OF_STATE = {
@@ -76,10 +84,10 @@ class CoordinatorPartitions:
         """NONE for an ACTIVE partition, else the error its groups get."""
         return ERROR_OF_STATE[self.state(index)]
 
-    def is_active(self, index: int, leader_epoch: int | None = None) -> bool:
-        """ACTIVE (and, if given, still at `leader_epoch`)."""
+    def is_active(self, index: int, term: int | None = None) -> bool:
+        """ACTIVE (and, if given, still in `term`)."""
         current = self.get(index)
-        return current.state is LoadState.ACTIVE and (leader_epoch is None or current.leader_epoch == leader_epoch)
+        return current.state is LoadState.ACTIVE and (term is None or current.term == term)
 
     def is_loading(self, index: int, leader_epoch: int) -> bool:
         current = self.get(index)
@@ -88,26 +96,32 @@ class CoordinatorPartitions:
     def any_loading(self) -> bool:
         return any(p.state is LoadState.LOADING for p in self._partitions.values())
 
-    def elect(self, index: int, leader_epoch: int) -> bool:
-        if leader_epoch <= self.get(index).leader_epoch:
-            return False
-        self._partitions[index] = PartitionLeadership(LoadState.LOADING, leader_epoch)
-        return True
+    def elect(self, index: int, leader_epoch: int) -> LoadState | None:
+        """The state before the election (None: a stale or repeated epoch, nothing changed)."""
+        current = self.get(index)
+        if leader_epoch <= current.leader_epoch:
+            return None
+        if current.state is LoadState.NOT_COORDINATOR:
+            self._partitions[index] = PartitionLeadership(LoadState.LOADING, leader_epoch, current.term + 1)
+        else:
+            self._partitions[index] = PartitionLeadership(current.state, leader_epoch, current.term)
+        return current.state
 
     def loaded(self, index: int, leader_epoch: int) -> bool:
-        if not self.is_loading(index, leader_epoch):
-            return False
-        self._partitions[index] = PartitionLeadership(LoadState.ACTIVE, leader_epoch)
-        return True
+        return self._end_load(index, leader_epoch, LoadState.ACTIVE)
 
     def failed(self, index: int, leader_epoch: int) -> bool:
+        return self._end_load(index, leader_epoch, LoadState.NOT_COORDINATOR)
+
+    def _end_load(self, index: int, leader_epoch: int, state: LoadState) -> bool:
         if not self.is_loading(index, leader_epoch):
             return False
-        self._partitions[index] = PartitionLeadership(LoadState.NOT_COORDINATOR, leader_epoch)
+        self._partitions[index] = PartitionLeadership(state, leader_epoch, self.get(index).term)
         return True
 
     def resign(self, index: int, leader_epoch: int) -> bool:
-        if leader_epoch <= self.get(index).leader_epoch:
+        current = self.get(index)
+        if leader_epoch <= current.leader_epoch:
             return False
-        self._partitions[index] = PartitionLeadership(LoadState.NOT_COORDINATOR, leader_epoch)
+        self._partitions[index] = PartitionLeadership(LoadState.NOT_COORDINATOR, leader_epoch, current.term + 1)
         return True

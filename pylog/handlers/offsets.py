@@ -16,25 +16,34 @@ OffsetCommit, per partition, in this order:
   - metadata longer than `offset.metadata.max.bytes` (Java string length):
     OFFSET_METADATA_TOO_LARGE (the others are still stored);
   - the rest are written as one batch; a failed append answers every one of them with
-    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes).
+    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes);
+    the answer waits until the high watermark passes the batch
+    (`group_coordinator.wait_replicated`): COORDINATOR_NOT_AVAILABLE after
+    `offsets.commit.timeout.ms`, NOT_COORDINATOR if this broker resigned the partition.
+  A group whose `__consumer_offsets` partition this broker does not lead gets
+  NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads) through the group check.
   The commit timestamp is the broker's clock, or v1's per-partition `commit_timestamp` if
   not -1. v2-v4 `retention_time_ms` != -1 sets an explicit expire timestamp (now +
   retention; the record is then written as OffsetCommitValue v1, as Kafka does). Null
   metadata is stored as "".
 
 OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
-committed), v8 several groups. A partition without a commit, or a group never seen,
+committed), v8 several groups. A group this broker does not coordinate
+(`coordinator_error`: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) gets Kafka's group
+error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
+topics, v8 on the group. A partition without a commit, or a group never seen,
 answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
 "blindly", whatever the group's state). Topics are not checked for existence. v7
 `require_stable`: pylog has no pending transactional offsets yet, so every answer is stable.
 
-OffsetDelete: the group must exist -- known to the coordinator, or with committed offsets
-or metadata in the store (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no
+OffsetDelete: first the coordinator check (its error at the request level); the group
+must exist -- known to the coordinator, or with committed offsets or metadata in the store (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no
 topics). Unknown topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty
 (or a simple group): every partition's offset is deleted (NONE, whether or not it had one);
 Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
 topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
-non-empty group of another protocol type: NON_EMPTY_GROUP (request level).
+non-empty group of another protocol type: NON_EMPTY_GROUP (request level). The answer
+waits for the tombstones' replication, as a commit's does.
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ from protocol.messages.offset_fetch_request import (
 from protocol.messages.sync_group_request import SyncGroupRequest, SyncGroupRequestAssignment
 from pylog.coordinator.group import GroupState
 from pylog.coordinator.offsets import OFFSETS_TOPIC, partition_for_group
+from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.partition import Partition
 from pylog.testing import EmbeddedBroker
 from tests.pylog.wire import RawClient
@@ -419,3 +420,38 @@ def test_leaders_sync_is_answered_once_the_assignment_is_replicated(embedded, cl
         assert (response.error_code, response.assignment) == (ErrorCode.NONE, b"b")
     finally:
         second.close()
+
+
+def test_election_of_a_loaded_partition_keeps_its_groups(embedded, client):
+    member_id, generation = stable_member(client, GROUP)
+    before = embedded.call(embedded.broker.group_coordinator.group, GROUP)
+    leadership(embedded, True, leader_epoch(embedded) + 1)      # e.g. a new epoch, still the leader
+    assert fetch_v5(client, GROUP).error_code == ErrorCode.NONE  # no load: served at once
+    assert embedded.call(embedded.broker.group_coordinator.group, GROUP) is before
+    assert commit(client, GROUP, {0: 1}, version=8, generation=generation, member_id=member_id) == \
+        {0: ErrorCode.NONE}
+
+
+# ---------------------------------------------------------------------------------------
+# the bookkeeping alone
+
+
+def test_partition_states_and_terms():
+    partitions = CoordinatorPartitions(leads_every_partition=False)
+    assert partitions.error(0) == ErrorCode.NOT_COORDINATOR
+    assert partitions.elect(0, 3) is LoadState.NOT_COORDINATOR
+    assert partitions.error(0) == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+    term = partitions.get(0).term
+    assert partitions.loaded(0, 2) is False                       # not the epoch being loaded
+    assert partitions.loaded(0, 3) is True and partitions.error(0) == ErrorCode.NONE
+    assert partitions.elect(0, 3) is None                         # a repeat
+    assert partitions.elect(0, 4) is LoadState.ACTIVE             # kept, at the new epoch, same term
+    assert partitions.is_active(0, term) and partitions.get(0).leader_epoch == 4
+    assert partitions.resign(0, 4) is False                       # not above the epoch seen
+    assert partitions.resign(0, 5) is True and not partitions.is_active(0)
+    assert partitions.elect(0, 6) is LoadState.NOT_COORDINATOR and partitions.get(0).term != term
+    assert partitions.failed(0, 6) is True and partitions.error(0) == ErrorCode.NOT_COORDINATOR
+
+    single_node = CoordinatorPartitions(leads_every_partition=True)
+    assert single_node.error(7) == ErrorCode.NONE                 # never named: led
+    assert single_node.resign(7, 0) is True and single_node.error(7) == ErrorCode.NOT_COORDINATOR
