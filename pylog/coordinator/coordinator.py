@@ -160,7 +160,7 @@ class GroupCoordinator:
         self._timers: dict[str, tuple[int, object]] = {}    # group id -> (when_ms, handle)
         self.partitions = CoordinatorPartitions(leads_every_partition)
         self._loads: dict[int, asyncio.Task] = {}            # partition index -> its load
-        self._held: set[asyncio.Task] = set()                 # answers waiting for replication
+        self._held: dict[asyncio.Task, list] = {}             # answers waiting for replication
 
     @classmethod
     def for_broker(cls, broker_config, **kwargs) -> GroupCoordinator:
@@ -204,9 +204,13 @@ class GroupCoordinator:
         for _, handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
-        for task in [*self._loads.values(), *self._held]:
+        for task in self._loads.values():
             task.cancel()
         self._loads.clear()
+        for task, answers in list(self._held.items()):
+            task.cancel()
+            _answer([(ticket, _with_error(result, ErrorCode.NOT_COORDINATOR)) for ticket, result in answers])
+        self._held.clear()
 
     def _unload(self, groups: list[ClassicGroup]) -> None:
         """Give these groups up: parked JoinGroup/SyncGroup answered NOT_COORDINATOR (the
@@ -311,6 +315,12 @@ class GroupCoordinator:
         if group_id is None:
             return ErrorCode.INVALID_GROUP_ID
         return self._partition_error(group_id)
+
+    def written_so_far(self, group_id: str):
+        """Where the group's partition ends now (for a wait covering every write made so
+        far for the group; None without a store that says)."""
+        written_so_far = getattr(self.store, "written_so_far", None)
+        return None if written_so_far is None else written_so_far(group_id)
 
     def wait_replicated(self, written) -> Awaitable[ErrorCode]:
         """The wait for a write of the store (`written`, from its write methods) to be
@@ -621,18 +631,15 @@ class GroupCoordinator:
         replicated = self.wait_replicated(written)
 
         async def answer_when_replicated() -> None:
-            try:
-                error = await replicated
-            except asyncio.CancelledError:
-                error = ErrorCode.NOT_COORDINATOR
+            error = await replicated
             if error:
                 log.warning("group %s: its metadata was not replicated (%s); answering %d request(s) so",
                             group_id, error.name, len(answers))
             _answer([(ticket, _with_error(result, error)) for ticket, result in answers])
 
         task = asyncio.get_running_loop().create_task(answer_when_replicated())
-        self._held.add(task)
-        task.add_done_callback(self._held.discard)
+        self._held[task] = answers
+        task.add_done_callback(lambda done: self._held.pop(done, None))
 
 
 def _answer(answers: list) -> None:

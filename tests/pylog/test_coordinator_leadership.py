@@ -422,6 +422,28 @@ def test_leaders_sync_is_answered_once_the_assignment_is_replicated(embedded, cl
         second.close()
 
 
+def test_delete_groups_waits_for_its_tombstones(embedded, client):
+    assert commit(client, GROUP, {0: 1}) == {0: ErrorCode.NONE}
+    hold_high_watermark(embedded)
+    deleted = client.request(DELETE, 2, DeleteGroupsRequest(groups_names=[GROUP]))
+    assert [(r.group_id, r.error_code) for r in deleted.results] == [(GROUP, ErrorCode.COORDINATOR_NOT_AVAILABLE)]
+
+
+def test_answers_held_for_replication_get_not_coordinator_at_shutdown(embedded, client):
+    first = join(client, GROUP)
+    joined = join(client, GROUP, first.member_id)
+    hold_high_watermark(embedded)
+    second = RawClient(embedded.bootstrap_servers)
+    try:
+        second.send(SYNC, 5, sync_request(GROUP, joined.generation_id, joined.member_id))
+        wait_until(lambda: embedded.call(lambda: len(embedded.broker.group_coordinator._held)) == 1)
+        embedded.call(embedded.broker.group_coordinator.shutdown)
+        _, response = second.receive(SYNC, 5)
+        assert response.error_code == ErrorCode.NOT_COORDINATOR
+    finally:
+        second.close()
+
+
 def test_election_of_a_loaded_partition_keeps_its_groups(embedded, client):
     member_id, generation = stable_member(client, GROUP)
     before = embedded.call(embedded.broker.group_coordinator.group, GROUP)
