@@ -270,9 +270,13 @@ class GroupCoordinator:
         return True
 
     async def _load_partition(self, index: int, leader_epoch: int) -> None:
+        """The load `on_elected` starts; a failed one leaves the partition NOT_COORDINATOR
+        with nothing of it kept (Kafka's FAILED coordinator)."""
+        def current() -> bool:
+            return self.partitions.is_loading(index, leader_epoch)
+
         try:
             if self.store is not None:
-                current = lambda: self.partitions.is_loading(index, leader_epoch)   # noqa: E731
                 error = await self.store.wait_caught_up(index, current)
                 if not current():
                     return
@@ -291,7 +295,10 @@ class GroupCoordinator:
             raise
         except Exception:
             log.exception("%s-%d: loading at leader epoch %d failed", OFFSETS_TOPIC, index, leader_epoch)
-            self.partitions.failed(index, leader_epoch)
+            if self.partitions.failed(index, leader_epoch):
+                self._unload(self._groups_of(index))
+                if self.store is not None:
+                    self.store.unload_partition(index)
 
     def _groups_of(self, index: int) -> list[ClassicGroup]:
         return [g for g in self.groups.values() if self._partition_of(g.group_id) == index]

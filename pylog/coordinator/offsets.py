@@ -44,7 +44,7 @@ Replication: every write method returns `Written(index, end_offset)`, the end of
 batch; `wait_replicated(written, still_leading)` waits until the partition's high
 watermark reaches it (replication_wait.py), at most `offsets.commit.timeout.ms`
 (COORDINATOR_NOT_AVAILABLE after that, NOT_COORDINATOR when `still_leading()` turns
-False); `coordinator_error` is the one mapping of a failed write to the answer.
+False); `write_error` is the one mapping of a failed write to the answer.
 
 Leadership: only the partitions this broker leads are in the view. `load_partition(index)`
 (an election; the group coordinator first waits with `wait_caught_up` until the high
@@ -52,10 +52,10 @@ watermark reaches the log end offset) replays one partition; `unload_partition(i
 resignation) forgets its groups and wakes whatever waits on its high watermark.
 
 Loading (`load`, the single-node start; `load_partition`, one partition): read from its
-log start offset to its high watermark and its records applied in order -- the last value of a key wins, a null
-value deletes the key. Transactional batches are held per producer until their COMMIT
-marker (applied) or ABORT marker (dropped); records with unknown key versions (KIP-848
-consumer-group records, share groups) are skipped.
+log start offset to its high watermark and its records applied in order -- the last value
+of a key wins, a null value deletes the key. Transactional batches are held per producer
+until their COMMIT marker (applied) or ABORT marker (dropped); records with unknown key
+versions (KIP-848 consumer-group records, share groups) are skipped.
 
 Expiry (`expire`, every `offsets.retention.check.interval.ms`), Kafka 2.1+ (KIP-211,
 `GroupMetadata.removeExpiredOffsets` / `ClassicGroup.offsetExpirationCondition`), with
@@ -297,10 +297,10 @@ def _chunks_within(items: list, size_of, limit_bytes: int) -> list[list]:
 
 def _append_error(exc: BaseException) -> ErrorCode:
     """Kafka's mapping of an append failure to the coordinator's answer (appendForGroup)."""
-    return coordinator_error(error_code_for(exc))
+    return write_error(error_code_for(exc))
 
 
-def coordinator_error(code: ErrorCode) -> ErrorCode:
+def write_error(code: ErrorCode) -> ErrorCode:
     """The answer of a coordinator write that failed with `code`, at the append or while it
     waited for its replication (Kafka's CoordinatorOperationExceptionHelper: a write that
     timed out, REQUEST_TIMED_OUT, is answered COORDINATOR_NOT_AVAILABLE)."""
@@ -421,7 +421,7 @@ class OffsetStore:
         if code:
             log.warning("a write to %s-%d (up to offset %d) was not replicated: %s", OFFSETS_TOPIC,
                         written.index, written.end_offset, code.name)
-        return coordinator_error(code)
+        return write_error(code)
 
     # -- offsets -----------------------------------------------------------------------
 
@@ -590,10 +590,6 @@ class OffsetStore:
             for group_id in [g for g in groups if self.partition_for(g) == index]:
                 del groups[group_id]
         self.broker.waiters.notify((OFFSETS_TOPIC, index))
-
-    def groups_of_partition(self, index: int) -> set[str]:
-        """The groups of `group_ids()` whose partition is `index`."""
-        return {g for g in self.group_ids() if self.partition_for(g) == index}
 
     def _load_partition(self, partition) -> int:
         """Replay one partition; return how many records it read.

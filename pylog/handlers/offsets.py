@@ -36,10 +36,11 @@ answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns of
 "blindly", whatever the group's state). Topics are not checked for existence. v7
 `require_stable`: pylog has no pending transactional offsets yet, so every answer is stable.
 
-OffsetDelete: first the coordinator check (its error at the request level); the group
-must exist -- known to the coordinator, or with committed offsets or metadata in the store (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no
-topics). Unknown topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty
-(or a simple group): every partition's offset is deleted (NONE, whether or not it had one);
+OffsetDelete: first the coordinator check (its error at the request level); the group must
+exist -- known to the coordinator, or with committed offsets or metadata in the store
+(GROUP_ID_NOT_FOUND otherwise, as a request-level error with no topics). Unknown
+topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty (or a simple
+group): every partition's offset is deleted (NONE, whether or not it had one);
 Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
 topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
 non-empty group of another protocol type: NON_EMPTY_GROUP (request level). The answer
