@@ -1,11 +1,13 @@
 """The group coordinator follows the leadership of `__consumer_offsets` partitions.
 
-One in-process broker (EmbeddedBroker) and raw requests over its socket. The tests play
-the metadata publisher: they call `Broker.on_offsets_partition_leadership(index,
-is_leader, leader_epoch)` for the partition of a group and check what every group API
-answers (Kafka 4.1's errors per API and version), that parked JoinGroups are answered
-NOT_COORDINATOR at a resignation, that a new election brings the committed offsets and
-the group back from the log, and that stale epochs change nothing.
+One in-process broker (EmbeddedBroker), raw requests over its socket and kafka-python
+(which retries a commit through NOT_COORDINATOR until the partition is led again). The
+tests play the metadata publisher: they call
+`Broker.on_offsets_partition_leadership(index, is_leader, leader_epoch)` for the partition
+of a group and check what every group API answers (Kafka 4.1's errors per API and
+version), that parked JoinGroups are answered NOT_COORDINATOR at a resignation, that a new
+election brings the committed offsets and the group back from the log, and that stale
+epochs change nothing.
 
 A leader's high watermark lags its log end offset until the followers have fetched; on
 one broker it never does, so `hold_high_watermark` turns the offsets partition into
@@ -16,9 +18,12 @@ so does a load.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
+from kafka import KafkaConsumer, TopicPartition
+from kafka.structs import OffsetAndMetadata
 
 from protocol.error_codes import ErrorCode
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
@@ -452,6 +457,31 @@ def test_election_of_a_loaded_partition_keeps_its_groups(embedded, client):
     assert embedded.call(embedded.broker.group_coordinator.group, GROUP) is before
     assert commit(client, GROUP, {0: 1}, version=8, generation=generation, member_id=member_id) == \
         {0: ErrorCode.NONE}
+
+
+def test_kafka_python_commit_retries_until_the_partition_is_led_again(embedded, client):
+    """kafka-python takes NOT_COORDINATOR as "look for the coordinator again" and retries;
+    its commit goes through once this broker leads the partition again."""
+    tp = TopicPartition(TOPIC, 0)
+    consumer = KafkaConsumer(bootstrap_servers=embedded.bootstrap_servers, group_id=GROUP,
+                             enable_auto_commit=False, retry_backoff_ms=50)
+    try:
+        consumer.assign([tp])
+        consumer.commit({tp: OffsetAndMetadata(5, "", -1)})
+        epoch = leader_epoch(embedded)
+        leadership(embedded, False, epoch + 1)
+        elect_again = threading.Timer(1.0, leadership, (embedded, True, epoch + 2))
+        elect_again.start()
+        try:
+            started = time.monotonic()
+            consumer.commit({tp: OffsetAndMetadata(6, "", -1)})
+            assert time.monotonic() - started >= 0.9          # it waited for the election
+        finally:
+            elect_again.join()
+        assert consumer.committed(tp) == 6
+    finally:
+        consumer.close()
+    assert committed(client, GROUP)[0] == 6
 
 
 # ---------------------------------------------------------------------------------------
