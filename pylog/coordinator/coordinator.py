@@ -37,10 +37,8 @@ pure machine leaves out:
   (the leader's SyncGroup and the assignment it hands every member, a static member taking
   its slot back) are held until the record is replicated, and carry that error if it is
   not. Unlike Kafka, the group does not go back to its state before the write then (its
-  members get the error and rejoin); the view of the store also changes at the append, so
-  OffsetFetch may show a commit still waiting for replication (Kafka reads at the last
-  committed offset). With one replica the high watermark is the log end offset: nothing
-  waits;
+  members get the error and rejoin). OffsetFetch shows offsets as replicated (the store's
+  `committed`). With one replica the high watermark is the log end offset: nothing waits;
 - persistence: an optional `store` gets the group metadata record (Kafka's
   GroupMetadataValue, version 3 layout) when a JoinGroup creates the group (generation 0,
   no protocol type, no members: Kafka's "empty group" record), when a rebalance completes

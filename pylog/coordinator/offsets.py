@@ -44,7 +44,10 @@ Replication: every write method returns `Written(index, end_offset)`, the end of
 batch; `wait_replicated(written, still_leading)` waits until the partition's high
 watermark reaches it (replication_wait.py), at most `offsets.commit.timeout.ms`
 (COORDINATOR_NOT_AVAILABLE after that, NOT_COORDINATOR when `still_leading()` turns
-False); `write_error` is the one mapping of a failed write to the answer.
+False); `write_error` is the one mapping of a failed write to the answer. The view takes
+a change at its append (later writes see it), but `committed` (what OffsetFetch serves)
+shows an offset as the replicated log has it: each change still above the high watermark
+is undone in what it returns (Kafka's reads at the last committed offset).
 
 Leadership: only the partitions this broker leads are in the view. `load_partition(index)`
 (an election; the group coordinator first waits with `wait_caught_up` until the high
@@ -346,6 +349,9 @@ class OffsetStore:
         self.commit_timeout_ms = config.offsets_commit_timeout_ms
         self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
         self._groups: dict[str, GroupMetadataValue] = {}
+        # partition index -> [(end offset of the batch, group, partition, offset before)]
+        # for changes of the view not replicated yet, oldest first
+        self._unreplicated: dict[int, list[tuple[int, str, TopicPartition, CommittedOffset | None]]] = {}
 
     # -- the topic ---------------------------------------------------------------------
 
@@ -426,8 +432,42 @@ class OffsetStore:
     # -- offsets -----------------------------------------------------------------------
 
     def committed(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
-        """The committed offsets of a group (a copy; empty for an unknown group)."""
-        return dict(self._offsets.get(group_id, {}))
+        """The committed offsets of a group as replicated (a copy; empty for an unknown
+        group): a change whose batch the high watermark has not passed yet is not shown,
+        the value before it is (Kafka reads at the last committed offset)."""
+        offsets = dict(self._offsets.get(group_id, {}))
+        index = self.partition_for(group_id)
+        changes = self._unreplicated_changes(index)
+        for _, group, tp, before in reversed(changes):
+            if group == group_id:
+                if before is None:
+                    offsets.pop(tp, None)
+                else:
+                    offsets[tp] = before
+        return offsets
+
+    def _unreplicated_changes(self, index: int) -> list:
+        """The changes of partition `index` still above its high watermark (the others are
+        dropped now), oldest first."""
+        changes = self._unreplicated.get(index)
+        if not changes:
+            return []
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        high_watermark = partition.high_watermark if partition is not None else changes[-1][0]
+        changes[:] = [change for change in changes if change[0] > high_watermark]
+        if not changes:
+            del self._unreplicated[index]
+        return changes
+
+    def _before_change(self, written: Written | None, group_id: str, partitions: Iterable[TopicPartition]) -> None:
+        """Every write of offsets calls this after its append and before the view takes the
+        change: what the view had for those offsets is kept until the batch is replicated,
+        for `committed`."""
+        if written is None or self.is_replicated(written):
+            return
+        current = self._offsets.get(group_id, {})
+        self._unreplicated.setdefault(written.index, []).extend(
+            (written.end_offset, group_id, tp, current.get(tp)) for tp in partitions)
 
     def commit(self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset],
                now_ms: int | None = None) -> Written | None:
@@ -439,6 +479,7 @@ class OffsetStore:
         records = [(offset_commit_key(group_id, topic, partition), offset_commit_value(committed))
                    for (topic, partition), committed in offsets.items()]
         written = self._append(group_id, records, now)
+        self._before_change(written, group_id, offsets)
         self._offsets.setdefault(group_id, {}).update(offsets)
         return written
 
@@ -448,7 +489,8 @@ class OffsetStore:
         current = self._offsets.get(group_id, {})
         removed = list(dict.fromkeys(tp for tp in partitions if tp in current))
         now = wall_clock_ms() if now_ms is None else now_ms
-        self._append(group_id, [(offset_commit_key(group_id, t, p), None) for t, p in removed], now)
+        written = self._append(group_id, [(offset_commit_key(group_id, t, p), None) for t, p in removed], now)
+        self._before_change(written, group_id, removed)
         self._forget_offsets(group_id, removed)
         return removed
 
@@ -462,7 +504,8 @@ class OffsetStore:
         if group_tombstone:
             records.append((group_metadata_key(group_id), None))
         now = wall_clock_ms() if now_ms is None else now_ms
-        self._append(group_id, records, now)
+        written = self._append(group_id, records, now)
+        self._before_change(written, group_id, removed)
         self._offsets.pop(group_id, None)
         if group_tombstone:
             self._groups.pop(group_id, None)
@@ -488,9 +531,10 @@ class OffsetStore:
         removed: dict[str, list[TopicPartition]] = {}
         for index, doomed in sorted(by_index.items()):
             for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(item[2]), self._max_batch_bytes(index)):
-                self._append_to(index, [(key, None) for _, _, key in chunk], now,
-                                f"deleted partitions ({len(chunk)} offsets)")
+                written = self._append_to(index, [(key, None) for _, _, key in chunk], now,
+                                          f"deleted partitions ({len(chunk)} offsets)")
                 for group_id, tp, _ in chunk:
+                    self._before_change(written, group_id, [tp])
                     self._forget_offsets(group_id, [tp])
                     removed.setdefault(group_id, []).append(tp)
         return removed
@@ -547,6 +591,7 @@ class OffsetStore:
         its log start to its high watermark, records applied in order."""
         self._offsets.clear()
         self._groups.clear()
+        self._unreplicated.clear()
         topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
         if topic is None:
             return
@@ -589,6 +634,7 @@ class OffsetStore:
         for groups in (self._offsets, self._groups):
             for group_id in [g for g in groups if self.partition_for(g) == index]:
                 del groups[group_id]
+        self._unreplicated.pop(index, None)
         self.broker.waiters.notify((OFFSETS_TOPIC, index))
 
     def _load_partition(self, partition) -> int:
@@ -737,10 +783,11 @@ class OffsetStore:
             if dead and not coordinator_owns:
                 records.append((group_metadata_key(group_id), None))
             try:
-                self._append(group_id, records, now)
+                written = self._append(group_id, records, now)
             except BrokerError:
                 continue   # logged; tried again at the next check
             if expired:
+                self._before_change(written, group_id, expired)
                 self._forget_offsets(group_id, expired)
                 result.expired[group_id] = expired
                 log.info("expired %d offset(s) of group %r", len(expired), group_id)

@@ -389,15 +389,31 @@ def test_commit_waits_for_the_high_watermark(embedded, client):
     assert committed(client, GROUP)[1] == 22
 
 
+def test_offset_fetch_shows_offsets_as_replicated(embedded, client):
+    assert commit(client, GROUP, {0: 1, 1: 2}) == {0: ErrorCode.NONE, 1: ErrorCode.NONE}
+    partition = hold_high_watermark(embedded)
+    assert commit(client, GROUP, {0: 3}) == {0: ErrorCode.COORDINATOR_NOT_AVAILABLE}
+    assert commit(client, GROUP, {0: 4, 1: 5}) == {0: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                                   1: ErrorCode.COORDINATOR_NOT_AVAILABLE}
+    offset_delete = client.request(OFFSET_DELETE, 0, OffsetDeleteRequest(group_id=GROUP, topics=[
+        OffsetDeleteRequestTopic(name=TOPIC, partitions=[OffsetDeleteRequestPartition(partition_index=1)])]))
+    assert offset_delete.error_code == ErrorCode.COORDINATOR_NOT_AVAILABLE
+    assert committed(client, GROUP) == {0: 1, 1: 2}         # none of it is replicated
+    embedded.call(lambda: setattr(partition, "held_at", partition.held_at + 1))   # the first commit is
+    assert committed(client, GROUP) == {0: 3, 1: 2}
+    release(embedded, partition)                            # all of it is
+    assert committed(client, GROUP) == {0: 4, 1: -1}
+
+
 def test_commit_waiting_at_resignation_answers_not_coordinator(embedded, client):
-    hold_high_watermark(embedded)
+    partition = hold_high_watermark(embedded)
     second = RawClient(embedded.bootstrap_servers)
     try:
         second.send(COMMIT, 2, OffsetCommitRequest(
             group_id=GROUP, generation_id_or_member_epoch=-1, member_id="", retention_time_ms=-1,
             topics=[OffsetCommitRequestTopic(name=TOPIC, partitions=[
                 OffsetCommitRequestPartition(partition_index=0, committed_offset=1, committed_metadata="")])]))
-        wait_until(lambda: embedded.call(lambda: embedded.broker.offset_store.committed(GROUP)) != {})
+        wait_until(lambda: embedded.call(lambda: partition.log_end_offset) > partition.held_at)   # appended
         leadership(embedded, False, leader_epoch(embedded) + 1)
         _, response = second.receive(COMMIT, 2)
         assert [p.error_code for t in response.topics for p in t.partitions] == [ErrorCode.NOT_COORDINATOR]
