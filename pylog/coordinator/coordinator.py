@@ -89,7 +89,7 @@ from protocol.error_codes import ErrorCode
 from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMetadata
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import error_code_for
-from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator.offsets import OFFSETS_TOPIC, write_error
 from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.coordinator.group import (
     ClassicGroup,
@@ -329,9 +329,20 @@ class GroupCoordinator:
 
     def wait_replicated(self, written) -> Awaitable[ErrorCode]:
         """The wait for a write of the store (`written`, from its write methods) to be
-        replicated: NONE, NOT_COORDINATOR (the partition was resigned meanwhile) or
-        COORDINATOR_NOT_AVAILABLE (`offsets.commit.timeout.ms` passed). The partition's
-        leadership term is taken now: call it right after the write."""
+        replicated, answered as a write is: NONE, NOT_COORDINATOR (the partition was
+        resigned meanwhile) or COORDINATOR_NOT_AVAILABLE (`offsets.commit.timeout.ms`
+        passed: Kafka's answer to a write that timed out). The partition's leadership term
+        is taken now: call it right after the write."""
+        return _mapped(self._replication(written), write_error)
+
+    def wait_stable(self, group_id: str) -> Awaitable[ErrorCode]:
+        """OffsetFetch with `require_stable`: wait until every write made so far for the
+        group is replicated (Kafka runs such a fetch as a write). A timeout answers
+        NOT_COORDINATOR, Kafka's choice for a fetch (older consumers retry only that one)."""
+        return _mapped(self._replication(self.written_so_far(group_id)),
+                       lambda code: ErrorCode.NOT_COORDINATOR if code == ErrorCode.REQUEST_TIMED_OUT else code)
+
+    def _replication(self, written) -> Awaitable[ErrorCode]:
         if written is None or self.store is None:
             return _answered(ErrorCode.NONE)
         term = self.partitions.get(written.index).term
@@ -664,6 +675,10 @@ def _with_error(result, error: ErrorCode):
 
 async def _answered(error: ErrorCode) -> ErrorCode:
     return error
+
+
+async def _mapped(waiting: Awaitable[ErrorCode], mapping: Callable[[ErrorCode], ErrorCode]) -> ErrorCode:
+    return mapping(await waiting)
 
 
 # ---------------------------------------------------------------------------------------

@@ -43,8 +43,8 @@ never sees a group starts without 50 extra logs.
 Replication: every write method returns `Written(index, end_offset)`, the end of its
 batch; `wait_replicated(written, still_leading)` waits until the partition's high
 watermark reaches it (replication_wait.py), at most `offsets.commit.timeout.ms`
-(COORDINATOR_NOT_AVAILABLE after that, NOT_COORDINATOR when `still_leading()` turns
-False); `write_error` is the one mapping of a failed write to the answer. The view takes
+(REQUEST_TIMED_OUT after that, NOT_COORDINATOR when `still_leading()` turns False);
+`write_error` is the one mapping of a failed write to the answer. The view takes
 a change at its append (later writes see it), but `committed` (what OffsetFetch serves)
 shows an offset as the replicated log has it: each change still above the high watermark
 is undone in what it returns (Kafka's reads at the last committed offset).
@@ -415,7 +415,7 @@ class OffsetStore:
     async def wait_replicated(self, written: Written | None, still_leading: Callable[[], bool]) -> ErrorCode:
         """Wait until the high watermark passes `written` (NONE), this broker stops leading
         its partition (NOT_COORDINATOR) or `offsets.commit.timeout.ms` passes
-        (COORDINATOR_NOT_AVAILABLE, Kafka's answer to a write that timed out)."""
+        (REQUEST_TIMED_OUT; `write_error` turns it into a write's answer)."""
         if written is None:
             return ErrorCode.NONE
         partition = self.broker.partition(OFFSETS_TOPIC, written.index)
@@ -427,7 +427,7 @@ class OffsetStore:
         if code:
             log.warning("a write to %s-%d (up to offset %d) was not replicated: %s", OFFSETS_TOPIC,
                         written.index, written.end_offset, code.name)
-        return write_error(code)
+        return code
 
     # -- offsets -----------------------------------------------------------------------
 

@@ -33,8 +33,11 @@ committed), v8 several groups. A group this broker does not coordinate
 error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
 topics, v8 on the group. A partition without a commit, or a group never seen,
 answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
-"blindly", whatever the group's state). Topics are not checked for existence. v7
-`require_stable`: pylog has no pending transactional offsets yet, so every answer is stable.
+"blindly", whatever the group's state). Topics are not checked for existence. v7+
+`require_stable`: the answer waits until every write made so far for the group is
+replicated (`group_coordinator.wait_stable`; NOT_COORDINATOR after
+`offsets.commit.timeout.ms`, Kafka's answer); without it, offsets are shown as replicated.
+pylog has no pending transactional offsets yet.
 
 OffsetDelete: first the coordinator check (its error at the request level); the group must
 exist -- known to the coordinator, or with committed offsets or metadata in the store
@@ -163,6 +166,8 @@ def make_offset_fetch_handler(broker):
             groups = []
             for group in request.groups:
                 error = coordinator.coordinator_error(group.group_id)
+                if not error and request.require_stable:
+                    error = await coordinator.wait_stable(group.group_id)
                 if error:
                     groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(group_id=group.group_id,
                                                                                error_code=error, topics=[]))
@@ -174,6 +179,8 @@ def make_offset_fetch_handler(broker):
             return OffsetFetchResponse(groups=groups)
         topics = None if request.topics is None else [(t.name, t.partition_indexes) for t in request.topics]
         error = coordinator.coordinator_error(request.group_id)
+        if not error and version >= 7 and request.require_stable:
+            error = await coordinator.wait_stable(request.group_id)
         if error:
             return offset_fetch_group_error(version, topics or [], error)
         return OffsetFetchResponse(error_code=ErrorCode.NONE,

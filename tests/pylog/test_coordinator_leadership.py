@@ -405,6 +405,26 @@ def test_offset_fetch_shows_offsets_as_replicated(embedded, client):
     assert committed(client, GROUP) == {0: 4, 1: -1}
 
 
+def test_offset_fetch_requiring_stable_offsets_waits_for_replication(embedded, client):
+    assert commit(client, GROUP, {0: 1}) == {0: ErrorCode.NONE}
+    partition = hold_high_watermark(embedded)
+    assert commit(client, GROUP, {0: 2}) == {0: ErrorCode.COORDINATOR_NOT_AVAILABLE}
+
+    def stable_fetch(raw):
+        return raw.send(FETCH, 7, OffsetFetchRequest(group_id=GROUP, require_stable=True, topics=[
+            OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])]))
+
+    stable_fetch(client)
+    _, timed_out = client.receive(FETCH, 7)
+    assert (timed_out.error_code, timed_out.topics) == (ErrorCode.NOT_COORDINATOR, [])   # Kafka's answer
+    stable_fetch(client)
+    time.sleep(COMMIT_TIMEOUT_MS / 1000 / 4)
+    release(embedded, partition)
+    _, fetched = client.receive(FETCH, 7)
+    assert fetched.error_code == ErrorCode.NONE
+    assert [p.committed_offset for t in fetched.topics for p in t.partitions] == [2]
+
+
 def test_commit_waiting_at_resignation_answers_not_coordinator(embedded, client):
     partition = hold_high_watermark(embedded)
     second = RawClient(embedded.bootstrap_servers)
