@@ -81,6 +81,7 @@ Concurrency: everything runs on the broker's event loop; no locks.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Iterable
@@ -158,7 +159,7 @@ class GroupCoordinator:
         self._timers: dict[str, tuple[int, object]] = {}    # group id -> (when_ms, handle)
         self.partitions = CoordinatorPartitions(leads_every_partition)
         self._loads: dict[int, asyncio.Task] = {}            # partition index -> its load
-        self._held: dict[asyncio.Task, list] = {}             # answers waiting for replication
+        self._held: dict[asyncio.Task, tuple[list, Awaitable]] = {}   # answers waiting for replication
 
     @classmethod
     def for_broker(cls, broker_config, **kwargs) -> GroupCoordinator:
@@ -205,8 +206,10 @@ class GroupCoordinator:
         for task in self._loads.values():
             task.cancel()
         self._loads.clear()
-        for task, answers in list(self._held.items()):
+        for task, (answers, replicated) in list(self._held.items()):
             task.cancel()
+            if inspect.getcoroutinestate(replicated) == inspect.CORO_CREATED:
+                replicated.close()     # the task never started: nothing will await it
             _answer([(ticket, _with_error(result, ErrorCode.NOT_COORDINATOR)) for ticket, result in answers])
         self._held.clear()
 
@@ -333,20 +336,26 @@ class GroupCoordinator:
         resigned meanwhile) or COORDINATOR_NOT_AVAILABLE (`offsets.commit.timeout.ms`
         passed: Kafka's answer to a write that timed out). The partition's leadership term
         is taken now: call it right after the write."""
-        return _mapped(self._replication(written), write_error)
+        return self._replication(written, write_error)
 
     def wait_stable(self, group_id: str) -> Awaitable[ErrorCode]:
         """OffsetFetch with `require_stable`: wait until every write made so far for the
         group is replicated (Kafka runs such a fetch as a write). A timeout answers
         NOT_COORDINATOR, Kafka's choice for a fetch (older consumers retry only that one)."""
-        return _mapped(self._replication(self.written_so_far(group_id)),
-                       lambda code: ErrorCode.NOT_COORDINATOR if code == ErrorCode.REQUEST_TIMED_OUT else code)
+        return self._replication(self.written_so_far(group_id), _stable_fetch_error)
 
-    def _replication(self, written) -> Awaitable[ErrorCode]:
+    def _replication(self, written, mapping: Callable[[ErrorCode], ErrorCode]) -> Awaitable[ErrorCode]:
+        """The wait for `written`, its outcome through `mapping`; the leadership term of its
+        partition is taken now, the wait itself starts when awaited."""
         if written is None or self.store is None:
             return _answered(ErrorCode.NONE)
         term = self.partitions.get(written.index).term
-        return self.store.wait_replicated(written, lambda: self.partitions.is_active(written.index, term))
+
+        async def replicated() -> ErrorCode:
+            return mapping(await self.store.wait_replicated(
+                written, lambda: self.partitions.is_active(written.index, term)))
+
+        return replicated()
 
     # -- JoinGroup / SyncGroup (may wait) ----------------------------------------------
 
@@ -654,7 +663,7 @@ class GroupCoordinator:
             _answer([(ticket, _with_error(result, error)) for ticket, result in answers])
 
         task = asyncio.get_running_loop().create_task(answer_when_replicated())
-        self._held[task] = answers
+        self._held[task] = (answers, replicated)
         task.add_done_callback(lambda done: self._held.pop(done, None))
 
 
@@ -677,8 +686,10 @@ async def _answered(error: ErrorCode) -> ErrorCode:
     return error
 
 
-async def _mapped(waiting: Awaitable[ErrorCode], mapping: Callable[[ErrorCode], ErrorCode]) -> ErrorCode:
-    return mapping(await waiting)
+def _stable_fetch_error(code: ErrorCode) -> ErrorCode:
+    """A stable OffsetFetch that timed out answers NOT_COORDINATOR (Kafka: consumers before
+    3.9 retry only that one, and it makes them look for the coordinator again)."""
+    return ErrorCode.NOT_COORDINATOR if code == ErrorCode.REQUEST_TIMED_OUT else code
 
 
 # ---------------------------------------------------------------------------------------
