@@ -323,6 +323,17 @@ class Broker:
             except Exception:
                 log.exception("housekeeping failed")
 
+    # -- group coordinator ---------------------------------------------------------------
+
+    def on_offsets_partition_leadership(self, index: int, is_leader: bool, leader_epoch: int) -> None:
+        """This broker became (`is_leader`) or stopped being the leader of `__consumer_offsets`
+        partition `index` at `leader_epoch`: the group coordinator loads or gives up the
+        groups of that partition (a stale or repeated epoch changes nothing)."""
+        if is_leader:
+            self.group_coordinator.on_elected(index, leader_epoch)
+        else:
+            self.group_coordinator.on_resigned(index, leader_epoch)
+
     # -- advertised address ------------------------------------------------------------
 
     def advertised_address(self) -> tuple[str, int]:

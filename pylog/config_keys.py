@@ -212,7 +212,7 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("offsets.retention.check.interval.ms", _L, 600000,
               "How often expired offsets are removed.", at_least(1)),
     ConfigKey("offsets.commit.timeout.ms", _I, 5000,
-              "Longest wait for an offset commit to be replicated.", at_least(1), **_NOT_YET),
+              "Longest wait for an offset commit to be replicated.", at_least(1)),
     ConfigKey("offset.metadata.max.bytes", _I, 4096,
               "Longest metadata string of a committed offset."),
     ConfigKey("group.initial.rebalance.delay.ms", _I, 0,

@@ -7,4 +7,7 @@
                     parked JoinGroup/SyncGroup answers as futures, one timer per group
                     (injectable scheduler and clock), persistence through a `store`
     offsets.py      committed offsets in `__consumer_offsets`
+    partitions.py   which `__consumer_offsets` partitions the coordinator serves (it leads
+                    them: loading or loaded), at which leader epoch
+    replication_wait.py  the wait of a write for the high watermark to pass it
 """

@@ -1,4 +1,4 @@
-"""GroupCoordinator: every consumer group of this broker, on the broker's event loop.
+"""GroupCoordinator: the consumer groups this broker coordinates, on the broker's event loop.
 
 The state of each group is a `ClassicGroup` (group.py, pure). This module adds what the
 pure machine leaves out:
@@ -12,6 +12,33 @@ pure machine leaves out:
   time, so a deadline that is already due (the initial rebalance delay of 0, pylog's
   default) completes within the same request: the first join of a new group is
   answered at once;
+- which groups: the coordinator of a group is the leader of its `__consumer_offsets`
+  partition (`store.partition_for(group_id)`). `partitions` (partitions.py) says, per
+  partition, NOT_COORDINATOR / LOADING / ACTIVE at which leader epoch; every group request
+  checks it first (`_partition_error`, `coordinator_error` for the offsets handlers) and
+  gets NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, Kafka's errors: JoinGroup and
+  SyncGroup in their answer, Heartbeat the same except that a loading group's heartbeat
+  is answered NONE (Kafka answers it blindly), LeaveGroup at the top level, DescribeGroups
+  and DeleteGroups per group, OffsetCommit on every partition, ListGroups lists the groups
+  of ACTIVE partitions only (COORDINATOR_LOAD_IN_PROGRESS while any partition loads).
+  `on_elected(index, leader_epoch)` makes the partition LOADING and starts its load: wait
+  until its high watermark reaches its log end offset of that moment, replay it
+  (`store.load_partition`), rebuild its groups, ACTIVE. `on_resigned(index, leader_epoch)`
+  gives its groups up as `shutdown()` does for all (parked JoinGroup/SyncGroup answered
+  NOT_COORDINATOR, timers cancelled) and has the store forget them. An epoch not above
+  the last one seen for the partition is stale (or a repeat) and changes nothing. A
+  coordinator built with `leads_every_partition=True` (the single-node broker) serves every
+  partition never named in those calls; `load()` at start is then the load of all;
+- replication: a write counts once the high watermark of its partition passes it
+  (acks=all). `wait_replicated(written)` is that wait (replication_wait.py), bounded by
+  `offsets.commit.timeout.ms`: NONE, NOT_COORDINATOR (resigned meanwhile) or
+  COORDINATOR_NOT_AVAILABLE (timed out, Kafka's answer). The OffsetCommit and
+  OffsetDelete handlers answer after it; answers that come with a group metadata record
+  (the leader's SyncGroup and the assignment it hands every member, a static member taking
+  its slot back) are held until the record is replicated, and carry that error if it is
+  not. Unlike Kafka, the group does not go back to its state before the write then (its
+  members get the error and rejoin). OffsetFetch shows offsets as replicated (the store's
+  `committed`). With one replica the high watermark is the log end offset: nothing waits;
 - persistence: an optional `store` gets the group metadata record (Kafka's
   GroupMetadataValue, version 3 layout) when a JoinGroup creates the group (generation 0,
   no protocol type, no members: Kafka's "empty group" record), when a rebalance completes
@@ -25,19 +52,28 @@ pure machine leaves out:
 - topic deletion: `on_partitions_deleted(partitions)`, called by the broker, has the store
   remove every group's offsets of those partitions.
 
-Store interface (duck-typed):
+Store interface (duck-typed; offsets.py OffsetStore is the real one):
 
-    write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> None
+    write_group_metadata(group_id: str, value: GroupMetadataValue | None) -> Written | None
     loaded_groups() -> dict[str, GroupMetadataValue]
     delete_partitions(partitions: list[tuple[str, int]]) -> dict[str, list[tuple[str, int]]]
+    and, for leadership and replication (a store without `partition_for` puts every group
+    in one partition that is always served):
+    partition_for(group_id) -> int, load_partition(index), unload_partition(index),
+    async wait_caught_up(index, still_current) -> ErrorCode,
+    is_replicated(written) -> bool, async wait_replicated(written, still_leading) -> ErrorCode
 
 Scheduler interface: `call_at(when_ms, callback) -> handle` with `handle.cancel()`.
 `LoopScheduler` maps it onto the running loop's `call_later`.
 
-Lifecycle: `load()` (after the offsets store has read `__consumer_offsets`) then serve;
-`shutdown()` before the listener stops: parked requests are answered NOT_COORDINATOR
-(Kafka does this when it gives a group up), timers are cancelled, and later requests get
+Lifecycle: `load()` (single node, after the offsets store has read `__consumer_offsets`)
+or leadership calls (a cluster broker) then serve; `shutdown()` before the listener stops:
+parked requests are answered NOT_COORDINATOR (Kafka does this when it gives a group up),
+timers and loads are cancelled, held answers get NOT_COORDINATOR, and later requests get
 COORDINATOR_NOT_AVAILABLE.
+
+Crash behaviour: nothing of its own on disk; what counts is in `__consumer_offsets`, and
+a load replays it.
 
 Concurrency: everything runs on the broker's event loop; no locks.
 """
@@ -45,14 +81,17 @@ Concurrency: everything runs on the broker's event loop; no locks.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from protocol.error_codes import ErrorCode
 from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMetadata
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import error_code_for
+from pylog.coordinator.offsets import OFFSETS_TOPIC, write_error
+from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.coordinator.group import (
     ClassicGroup,
     Effects,
@@ -108,7 +147,7 @@ NO_SUMMARY = GroupSummary(None, "", "", ())
 class GroupCoordinator:
     def __init__(self, config: GroupConfig, *, clock: Callable[[], int] = wall_clock_ms,
                  scheduler=None, store=None, on_group_deleted: Callable[[str], None] | None = None,
-                 member_id_suffix: Callable[[], str] | None = None):
+                 member_id_suffix: Callable[[], str] | None = None, leads_every_partition: bool = True):
         self.config = config
         self.clock = clock
         self.scheduler = scheduler if scheduler is not None else LoopScheduler(clock)
@@ -118,6 +157,9 @@ class GroupCoordinator:
         self.groups: dict[str, ClassicGroup] = {}
         self.active = True
         self._timers: dict[str, tuple[int, object]] = {}    # group id -> (when_ms, handle)
+        self.partitions = CoordinatorPartitions(leads_every_partition)
+        self._loads: dict[int, asyncio.Task] = {}            # partition index -> its load
+        self._held: dict[asyncio.Task, tuple[list, Awaitable]] = {}   # answers waiting for replication
 
     @classmethod
     def for_broker(cls, broker_config, **kwargs) -> GroupCoordinator:
@@ -126,36 +168,194 @@ class GroupCoordinator:
     # -- lifecycle ---------------------------------------------------------------------
 
     def load(self) -> int:
-        """Rebuild the groups the store has (call on the loop, before serving)."""
+        """The single-node start: rebuild every group the store has loaded (of the
+        partitions this coordinator serves; call on the loop, before serving)."""
         self.active = True
+        count = self._load_groups(lambda group_id: self._partition_error(group_id) == ErrorCode.NONE)
+        if count:
+            log.info("loaded %d group(s)", count)
+        return count
+
+    def _load_groups(self, wanted: Callable[[str], bool]) -> int:
+        """Rebuild the groups of the store for which `wanted(group_id)`; how many."""
         if self.store is None:
             return 0
         now = self.clock()
-        loaded = self.store.loaded_groups()
-        for group_id, value in loaded.items():
-            if value is None:
+        count = 0
+        for group_id, value in self.store.loaded_groups().items():
+            if value is None or not wanted(group_id):
                 continue
             group = ClassicGroup.from_record(group_id, record_from_value(value), self.config, now,
                                              member_id_suffix=self.member_id_suffix)
             self.groups[group_id] = group
             self._settle(group)
+            count += 1
         # groups that only have committed offsets exist too, Empty (Kafka loads them so)
         for group_id in getattr(self.store, "group_ids", lambda: ())():
-            self.ensure_group(group_id)
-        if self.groups:
-            log.info("loaded %d group(s)", len(self.groups))
-        return len(self.groups)
+            if wanted(group_id) and group_id not in self.groups:
+                self.ensure_group(group_id)
+                count += 1
+        return count
 
     def shutdown(self) -> None:
         self.active = False
-        now = self.clock()
-        for group in list(self.groups.values()):
-            group.unload(ErrorCode.NOT_COORDINATOR, now)
-            self._deliver(group, group.take_effects(), persist=False)
+        self._unload(list(self.groups.values()))
         for _, handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
-        self.groups.clear()
+        for task in self._loads.values():
+            task.cancel()
+        self._loads.clear()
+        for task, (answers, replicated) in list(self._held.items()):
+            task.cancel()
+            if inspect.getcoroutinestate(replicated) == inspect.CORO_CREATED:
+                replicated.close()     # the task never started: nothing will await it
+            _answer([(ticket, _with_error(result, ErrorCode.NOT_COORDINATOR)) for ticket, result in answers])
+        self._held.clear()
+
+    def _unload(self, groups: list[ClassicGroup]) -> None:
+        """Give these groups up: parked JoinGroup/SyncGroup answered NOT_COORDINATOR (the
+        client looks for the coordinator again), timers cancelled, nothing written."""
+        now = self.clock()
+        for group in groups:
+            group.unload(ErrorCode.NOT_COORDINATOR, now)
+            self._deliver(group, group.take_effects(), persist=False)
+            self._forget(group.group_id)
+
+    # -- leadership of the __consumer_offsets partitions -------------------------------
+
+    def on_elected(self, index: int, leader_epoch: int) -> bool:
+        """This broker leads `__consumer_offsets` partition `index` at `leader_epoch`: its
+        groups answer COORDINATOR_LOAD_IN_PROGRESS until the load is done. The load waits
+        until the high watermark reaches the log end offset as it is now (what earlier
+        leaders wrote counts once it is replicated), then replays the partition and
+        rebuilds its groups. A partition already loaded (or loading) only takes the new
+        epoch (a load under way starts again at it). False (nothing done) for a stale or
+        repeated epoch."""
+        seen_epoch = self.partitions.get(index).leader_epoch
+        before = self.partitions.elect(index, leader_epoch)
+        if before is None:
+            log.info("%s-%d: election at leader epoch %d ignored (epoch %d seen)", OFFSETS_TOPIC, index,
+                     leader_epoch, seen_epoch)
+            return False
+        if before is LoadState.ACTIVE:
+            log.info("%s-%d: still leader, now at leader epoch %d", OFFSETS_TOPIC, index, leader_epoch)
+            return True
+        previous = self._loads.pop(index, None)
+        if previous is not None:
+            previous.cancel()
+        task = asyncio.get_running_loop().create_task(self._load_partition(index, leader_epoch))
+        self._loads[index] = task
+        task.add_done_callback(lambda done: self._loads.pop(index, None) if self._loads.get(index) is done else None)
+        return True
+
+    def on_resigned(self, index: int, leader_epoch: int) -> bool:
+        """This broker no longer leads `__consumer_offsets` partition `index` (now at
+        `leader_epoch`): its groups are given up (parked requests answered NOT_COORDINATOR,
+        timers cancelled), the store forgets them, and writes still waiting for their
+        replication answer NOT_COORDINATOR. False (nothing done) for a stale or repeated
+        epoch."""
+        if not self.partitions.resign(index, leader_epoch):
+            log.info("%s-%d: resignation at leader epoch %d ignored (epoch %d seen)", OFFSETS_TOPIC, index,
+                     leader_epoch, self.partitions.get(index).leader_epoch)
+            return False
+        load = self._loads.pop(index, None)
+        if load is not None:
+            load.cancel()
+        groups = self._groups_of(index)
+        self._unload(groups)
+        if self.store is not None:
+            self.store.unload_partition(index)
+        log.info("%s-%d: resigned at leader epoch %d; %d group(s) unloaded", OFFSETS_TOPIC, index, leader_epoch,
+                 len(groups))
+        return True
+
+    async def _load_partition(self, index: int, leader_epoch: int) -> None:
+        """The load `on_elected` starts; a failed one leaves the partition NOT_COORDINATOR
+        with nothing of it kept (Kafka's FAILED coordinator)."""
+        def current() -> bool:
+            return self.partitions.is_loading(index, leader_epoch)
+
+        try:
+            if self.store is not None:
+                error = await self.store.wait_caught_up(index, current)
+                if not current():
+                    return
+                if error:
+                    log.warning("%s-%d: cannot load at leader epoch %d: %s", OFFSETS_TOPIC, index, leader_epoch,
+                                error.name)
+                    self.partitions.failed(index, leader_epoch)
+                    return
+                self.store.load_partition(index)
+                count = self._load_groups(lambda group_id: self._partition_of(group_id) == index)
+            else:
+                count = 0
+            self.partitions.loaded(index, leader_epoch)
+            log.info("%s-%d: loaded at leader epoch %d, %d group(s)", OFFSETS_TOPIC, index, leader_epoch, count)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%s-%d: loading at leader epoch %d failed", OFFSETS_TOPIC, index, leader_epoch)
+            if self.partitions.failed(index, leader_epoch):
+                self._unload(self._groups_of(index))
+                if self.store is not None:
+                    self.store.unload_partition(index)
+
+    def _groups_of(self, index: int) -> list[ClassicGroup]:
+        return [g for g in self.groups.values() if self._partition_of(g.group_id) == index]
+
+    def _partition_of(self, group_id: str) -> int | None:
+        """The group's `__consumer_offsets` partition (None: a store without partitions)."""
+        partition_for = getattr(self.store, "partition_for", None)
+        return None if partition_for is None else partition_for(group_id)
+
+    def _partition_error(self, group_id: str) -> ErrorCode:
+        index = self._partition_of(group_id)
+        return ErrorCode.NONE if index is None else self.partitions.error(index)
+
+    def coordinator_error(self, group_id: str | None) -> ErrorCode:
+        """Whether this coordinator answers for `group_id` now: NONE, or the error every
+        request of that group gets (COORDINATOR_NOT_AVAILABLE after shutdown,
+        INVALID_GROUP_ID for a null id, NOT_COORDINATOR when this broker does not lead the
+        group's partition, COORDINATOR_LOAD_IN_PROGRESS while it loads it)."""
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if group_id is None:
+            return ErrorCode.INVALID_GROUP_ID
+        return self._partition_error(group_id)
+
+    def written_so_far(self, group_id: str):
+        """Where the group's partition ends now (for a wait covering every write made so
+        far for the group; None without a store that says)."""
+        written_so_far = getattr(self.store, "written_so_far", None)
+        return None if written_so_far is None else written_so_far(group_id)
+
+    def wait_replicated(self, written) -> Awaitable[ErrorCode]:
+        """The wait for a write of the store (`written`, from its write methods) to be
+        replicated, answered as a write is: NONE, NOT_COORDINATOR (the partition was
+        resigned meanwhile) or COORDINATOR_NOT_AVAILABLE (`offsets.commit.timeout.ms`
+        passed: Kafka's answer to a write that timed out). The partition's leadership term
+        is taken now: call it right after the write."""
+        return self._replication(written, write_error)
+
+    def wait_stable(self, group_id: str) -> Awaitable[ErrorCode]:
+        """OffsetFetch with `require_stable`: wait until every write made so far for the
+        group is replicated (Kafka runs such a fetch as a write). A timeout answers
+        NOT_COORDINATOR, Kafka's choice for a fetch (older consumers retry only that one)."""
+        return self._replication(self.written_so_far(group_id), _stable_fetch_error)
+
+    def _replication(self, written, mapping: Callable[[ErrorCode], ErrorCode]) -> Awaitable[ErrorCode]:
+        """The wait for `written`, its outcome through `mapping`; the leadership term of its
+        partition is taken now, the wait itself starts when awaited."""
+        if written is None or self.store is None:
+            return _answered(ErrorCode.NONE)
+        term = self.partitions.get(written.index).term
+
+        async def replicated() -> ErrorCode:
+            return mapping(await self.store.wait_replicated(
+                written, lambda: self.partitions.is_active(written.index, term)))
+
+        return replicated()
 
     # -- JoinGroup / SyncGroup (may wait) ----------------------------------------------
 
@@ -165,6 +365,9 @@ class GroupCoordinator:
             error = check_session_timeout(self.config, request.session_timeout_ms)
         if error:
             return JoinResult(error, member_id=request.member_id)
+        error = self._partition_error(group_id)
+        if error:
+            return JoinResult(error)
         group = self.groups.get(group_id)
         if group is None:
             if request.member_id:
@@ -180,7 +383,7 @@ class GroupCoordinator:
         return await ticket
 
     async def sync_group(self, group_id: str, request: SyncRequest) -> SyncResult:
-        error = self._check_group_id(group_id)
+        error = self._check_group_id(group_id) or self._partition_error(group_id)
         if error:
             return SyncResult(error)
         group = self.groups.get(group_id)
@@ -195,7 +398,9 @@ class GroupCoordinator:
 
     def heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
                   generation_id: int) -> ErrorCode:
-        error = self._check_group_id(group_id)
+        error = self._check_group_id(group_id) or self._partition_error(group_id)
+        if error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+            return ErrorCode.NONE       # Kafka answers a heartbeat of a loading group blindly
         if error:
             return error
         group = self.groups.get(group_id)
@@ -207,7 +412,7 @@ class GroupCoordinator:
 
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[ErrorCode, list[ErrorCode]]:
         """(top-level error, one error per (member id, group.instance.id) in order)."""
-        error = self._check_group_id(group_id)
+        error = self._check_group_id(group_id) or self._partition_error(group_id)
         if error:
             return error, []
         group = self.groups.get(group_id)
@@ -224,6 +429,9 @@ class GroupCoordinator:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_SUMMARY
         if group_id is None:
             return ErrorCode.INVALID_GROUP_ID, NO_SUMMARY
+        error = self._partition_error(group_id)
+        if error:
+            return error, NO_SUMMARY
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, DEAD_SUMMARY      # Kafka before DescribeGroups v6
@@ -234,6 +442,8 @@ class GroupCoordinator:
         filters; a name that is no state matches nothing)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
+        if self.partitions.any_loading():
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []
         wanted = {s.lower() for s in states}
         listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
@@ -248,6 +458,10 @@ class GroupCoordinator:
                 continue
             if group_id is None:
                 results[group_id] = ErrorCode.INVALID_GROUP_ID
+                continue
+            error = self._partition_error(group_id)
+            if error:
+                results[group_id] = error
                 continue
             group = self.groups.get(group_id)
             if group is None and self._store_has_group(group_id):
@@ -297,6 +511,9 @@ class GroupCoordinator:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
         if group_id is None:
             return ErrorCode.INVALID_GROUP_ID
+        error = self._partition_error(group_id)
+        if error:
+            return error
         group = self.groups.get(group_id)
         if group is None:
             if generation_id >= 0:
@@ -414,21 +631,65 @@ class GroupCoordinator:
         self._timers[group_id] = (when, handle)
 
     def _deliver(self, group: ClassicGroup, effects: Effects, persist: bool = True) -> None:
+        """Log the notes, write the group's record, answer the tickets: at once, or, when
+        the record is not replicated yet, once it is (Kafka completes those answers when
+        the write commits)."""
         for note in effects.notes:
             log.info("group %s: %s", group.group_id, note)
+        written = None
         if effects.record is not None and persist and self.store is not None:
             try:
-                self.store.write_group_metadata(group.group_id, value_from_record(effects.record))
+                written = self.store.write_group_metadata(group.group_id, value_from_record(effects.record))
             except Exception:
                 # Kafka answers the members with the storage error and rebalances; pylog's
                 # store is a local append, so this is a bug or a full disk: log it and go on.
                 log.exception("group %s: writing the group metadata failed", group.group_id)
-        for ticket, result in effects.joins:
-            if not ticket.done():
-                ticket.set_result(result)
-        for ticket, result in effects.syncs:
-            if not ticket.done():
-                ticket.set_result(result)
+        answers = [*effects.joins, *effects.syncs]
+        if written is None or self.store.is_replicated(written):
+            _answer(answers)
+        elif answers:
+            self._hold(group.group_id, answers, written)
+
+    def _hold(self, group_id: str, answers: list, written) -> None:
+        """Answer these tickets once `written` is replicated; if it is not (timeout,
+        resignation, shutdown), each gets that error instead."""
+        replicated = self.wait_replicated(written)
+
+        async def answer_when_replicated() -> None:
+            error = await replicated
+            if error:
+                log.warning("group %s: its metadata was not replicated (%s); answering %d request(s) so",
+                            group_id, error.name, len(answers))
+            _answer([(ticket, _with_error(result, error)) for ticket, result in answers])
+
+        task = asyncio.get_running_loop().create_task(answer_when_replicated())
+        self._held[task] = (answers, replicated)
+        task.add_done_callback(lambda done: self._held.pop(done, None))
+
+
+def _answer(answers: list) -> None:
+    for ticket, result in answers:
+        if not ticket.done():
+            ticket.set_result(result)
+
+
+def _with_error(result, error: ErrorCode):
+    """`result` itself for NONE, else the same kind of answer carrying `error`."""
+    if not error:
+        return result
+    if isinstance(result, JoinResult):
+        return JoinResult(error, member_id=result.member_id)
+    return SyncResult(error)
+
+
+async def _answered(error: ErrorCode) -> ErrorCode:
+    return error
+
+
+def _stable_fetch_error(code: ErrorCode) -> ErrorCode:
+    """A stable OffsetFetch that timed out answers NOT_COORDINATOR (Kafka: consumers before
+    3.9 retry only that one, and it makes them look for the coordinator again)."""
+    return ErrorCode.NOT_COORDINATOR if code == ErrorCode.REQUEST_TIMED_OUT else code
 
 
 # ---------------------------------------------------------------------------------------

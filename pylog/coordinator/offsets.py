@@ -40,11 +40,25 @@ The topic is created lazily, on the first write (or `ensure_topic`), with
 `segment.bytes=offsets.topic.segment.bytes`, `compression.type=producer`, so a broker that
 never sees a group starts without 50 extra logs.
 
-Loading (`load`, at broker start): every partition is read from its log start offset to
-its high watermark and its records applied in order -- the last value of a key wins, a null
-value deletes the key. Transactional batches are held per producer until their COMMIT
-marker (applied) or ABORT marker (dropped); records with unknown key versions (KIP-848
-consumer-group records, share groups) are skipped.
+Replication: every write method returns `Written(index, end_offset)`, the end of its
+batch; `wait_replicated(written, still_leading)` waits until the partition's high
+watermark reaches it (replication_wait.py), at most `offsets.commit.timeout.ms`
+(REQUEST_TIMED_OUT after that, NOT_COORDINATOR when `still_leading()` turns False);
+`write_error` is the one mapping of a failed write to the answer. The view takes
+a change at its append (later writes see it), but `committed` (what OffsetFetch serves)
+shows an offset as the replicated log has it: each change still above the high watermark
+is undone in what it returns (Kafka's reads at the last committed offset).
+
+Leadership: only the partitions this broker leads are in the view. `load_partition(index)`
+(an election; the group coordinator first waits with `wait_caught_up` until the high
+watermark reaches the log end offset) replays one partition; `unload_partition(index)` (a
+resignation) forgets its groups and wakes whatever waits on its high watermark.
+
+Loading (`load`, the single-node start; `load_partition`, one partition): read from its
+log start offset to its high watermark and its records applied in order -- the last value
+of a key wins, a null value deletes the key. Transactional batches are held per producer
+until their COMMIT marker (applied) or ABORT marker (dropped); records with unknown key
+versions (KIP-848 consumer-group records, share groups) are skipped.
 
 Expiry (`expire`, every `offsets.retention.check.interval.ms`), Kafka 2.1+ (KIP-211,
 `GroupMetadata.removeExpiredOffsets` / `ClassicGroup.offsetExpirationCondition`), with
@@ -77,7 +91,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from protocol import codec
@@ -100,6 +114,7 @@ from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.coordinator.group import GroupState
+from pylog.coordinator.replication_wait import wait_for_high_watermark
 from pylog.errors import BrokerError, error_code_for
 
 log = logging.getLogger("pylog.offsets")
@@ -285,15 +300,30 @@ def _chunks_within(items: list, size_of, limit_bytes: int) -> list[list]:
 
 def _append_error(exc: BaseException) -> ErrorCode:
     """Kafka's mapping of an append failure to the coordinator's answer (appendForGroup)."""
-    code = error_code_for(exc)
+    return write_error(error_code_for(exc))
+
+
+def write_error(code: ErrorCode) -> ErrorCode:
+    """The answer of a coordinator write that failed with `code`, at the append or while it
+    waited for its replication (Kafka's CoordinatorOperationExceptionHelper: a write that
+    timed out, REQUEST_TIMED_OUT, is answered COORDINATOR_NOT_AVAILABLE)."""
     if code in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
-                ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
+                ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.REQUEST_TIMED_OUT):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE
     if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
         return ErrorCode.NOT_COORDINATOR
     if code in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
         return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
     return code
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where one write of the store ended: its `__consumer_offsets` partition and the offset
+    after its batch (the high watermark must reach it for the write to count)."""
+
+    index: int
+    end_offset: int
 
 
 # ---------------------------------------------------------------------------------------
@@ -316,8 +346,12 @@ class OffsetStore:
         self.segment_bytes = config.offsets_topic_segment_bytes
         self.retention_ms = config.offsets_retention_minutes * 60_000
         self.metadata_max_bytes = config.offset_metadata_max_bytes
+        self.commit_timeout_ms = config.offsets_commit_timeout_ms
         self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
         self._groups: dict[str, GroupMetadataValue] = {}
+        # partition index -> [(end offset of the batch, group, partition, offset before)]
+        # for changes of the view not replicated yet, oldest first
+        self._unreplicated: dict[int, list[tuple[int, str, TopicPartition, CommittedOffset | None]]] = {}
 
     # -- the topic ---------------------------------------------------------------------
 
@@ -341,42 +375,115 @@ class OffsetStore:
                                                     self.broker.config.offsets_topic_replication_factor,
                                                     self.topic_configs())
 
-    def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
-        """One batch with `records` on the group's partition (BrokerError on failure)."""
-        self._append_to(self.partition_for(group_id), records, now_ms, f"group {group_id!r}")
+    def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> Written | None:
+        """One batch with `records` on the group's partition (BrokerError on failure); where
+        it ended (None: no records, nothing written)."""
+        return self._append_to(self.partition_for(group_id), records, now_ms, f"group {group_id!r}")
 
-    def _append_to(self, index: int, records: list[tuple[bytes, bytes | None]], now_ms: int, owner: str) -> None:
+    def _append_to(self, index: int, records: list[tuple[bytes, bytes | None]], now_ms: int,
+                   owner: str) -> Written | None:
         if not records:
-            return
+            return None
         try:
             partition = self.broker.partition(OFFSETS_TOPIC, index)
             if partition is None:
                 raise BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"partition {index} of {OFFSETS_TOPIC} is missing")
             batch = build_batch([(key, value, (), now_ms) for key, value in records], timestamp_ms=now_ms,
                                 base_sequence=COORDINATOR_BASE_SEQUENCE)
-            partition.append(batch, now_ms, AppendOrigin.COORDINATOR)
+            info = partition.append(batch, now_ms, AppendOrigin.COORDINATOR)
         except Exception as exc:
             code = _append_error(exc)
             log.warning("writing %d record(s) of %s to %s-%d failed: %s (%s)", len(records), owner,
                         OFFSETS_TOPIC, index, exc, code.name)
             raise BrokerError(code, str(exc)) from exc
+        return Written(index, info.last_offset + 1)
+
+    # -- replication of the writes -------------------------------------------------------
+
+    def written_so_far(self, group_id: str) -> Written | None:
+        """The end of the group's partition now: once replicated up to there, every write
+        made so far for the group is (None: the partition is not here)."""
+        index = self.partition_for(group_id)
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        return None if partition is None else Written(index, partition.log_end_offset)
+
+    def is_replicated(self, written: Written | None) -> bool:
+        """The write is below the high watermark of its partition already."""
+        if written is None:
+            return True
+        partition = self.broker.partition(OFFSETS_TOPIC, written.index)
+        return partition is not None and partition.high_watermark >= written.end_offset
+
+    async def wait_replicated(self, written: Written | None, still_leading: Callable[[], bool]) -> ErrorCode:
+        """Wait until the high watermark passes `written` (NONE), this broker stops leading
+        its partition (NOT_COORDINATOR) or `offsets.commit.timeout.ms` passes
+        (REQUEST_TIMED_OUT; `write_error` turns it into a write's answer)."""
+        if written is None:
+            return ErrorCode.NONE
+        partition = self.broker.partition(OFFSETS_TOPIC, written.index)
+        if partition is None:
+            return ErrorCode.NOT_COORDINATOR
+        code = await wait_for_high_watermark(
+            partition, self.broker.waiters, written.end_offset, self.commit_timeout_ms,
+            lambda: still_leading() and self.broker.partition(OFFSETS_TOPIC, written.index) is partition)
+        if code:
+            log.warning("a write to %s-%d (up to offset %d) was not replicated: %s", OFFSETS_TOPIC,
+                        written.index, written.end_offset, code.name)
+        return code
 
     # -- offsets -----------------------------------------------------------------------
 
     def committed(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
-        """The committed offsets of a group (a copy; empty for an unknown group)."""
-        return dict(self._offsets.get(group_id, {}))
+        """The committed offsets of a group as replicated (a copy; empty for an unknown
+        group): a change whose batch the high watermark has not passed yet is not shown,
+        the value before it is (Kafka reads at the last committed offset)."""
+        offsets = dict(self._offsets.get(group_id, {}))
+        index = self.partition_for(group_id)
+        changes = self._unreplicated_changes(index)
+        for _, group, tp, before in reversed(changes):
+            if group == group_id:
+                if before is None:
+                    offsets.pop(tp, None)
+                else:
+                    offsets[tp] = before
+        return offsets
+
+    def _unreplicated_changes(self, index: int) -> list:
+        """The changes of partition `index` still above its high watermark (the others are
+        dropped now), oldest first."""
+        changes = self._unreplicated.get(index)
+        if not changes:
+            return []
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        high_watermark = partition.high_watermark if partition is not None else changes[-1][0]
+        changes[:] = [change for change in changes if change[0] > high_watermark]
+        if not changes:
+            del self._unreplicated[index]
+        return changes
+
+    def _before_change(self, written: Written | None, group_id: str, partitions: Iterable[TopicPartition]) -> None:
+        """Every write of offsets calls this after its append and before the view takes the
+        change: what the view had for those offsets is kept until the batch is replicated,
+        for `committed`."""
+        if written is None or self.is_replicated(written):
+            return
+        current = self._offsets.get(group_id, {})
+        self._unreplicated.setdefault(written.index, []).extend(
+            (written.end_offset, group_id, tp, current.get(tp)) for tp in partitions)
 
     def commit(self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset],
-               now_ms: int | None = None) -> None:
-        """Store `offsets` for the group: one batch on the group's partition, then the view."""
+               now_ms: int | None = None) -> Written | None:
+        """Store `offsets` for the group: one batch on the group's partition, then the view.
+        Returns where the batch ended, for the wait for its replication."""
         if not offsets:
-            return
+            return None
         now = wall_clock_ms() if now_ms is None else now_ms
         records = [(offset_commit_key(group_id, topic, partition), offset_commit_value(committed))
                    for (topic, partition), committed in offsets.items()]
-        self._append(group_id, records, now)
+        written = self._append(group_id, records, now)
+        self._before_change(written, group_id, offsets)
         self._offsets.setdefault(group_id, {}).update(offsets)
+        return written
 
     def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
                        now_ms: int | None = None) -> list[TopicPartition]:
@@ -384,7 +491,8 @@ class OffsetStore:
         current = self._offsets.get(group_id, {})
         removed = list(dict.fromkeys(tp for tp in partitions if tp in current))
         now = wall_clock_ms() if now_ms is None else now_ms
-        self._append(group_id, [(offset_commit_key(group_id, t, p), None) for t, p in removed], now)
+        written = self._append(group_id, [(offset_commit_key(group_id, t, p), None) for t, p in removed], now)
+        self._before_change(written, group_id, removed)
         self._forget_offsets(group_id, removed)
         return removed
 
@@ -398,7 +506,8 @@ class OffsetStore:
         if group_tombstone:
             records.append((group_metadata_key(group_id), None))
         now = wall_clock_ms() if now_ms is None else now_ms
-        self._append(group_id, records, now)
+        written = self._append(group_id, records, now)
+        self._before_change(written, group_id, removed)
         self._offsets.pop(group_id, None)
         if group_tombstone:
             self._groups.pop(group_id, None)
@@ -424,9 +533,10 @@ class OffsetStore:
         removed: dict[str, list[TopicPartition]] = {}
         for index, doomed in sorted(by_index.items()):
             for chunk in _chunks_within(doomed, lambda item: _tombstone_bytes(item[2]), self._max_batch_bytes(index)):
-                self._append_to(index, [(key, None) for _, _, key in chunk], now,
-                                f"deleted partitions ({len(chunk)} offsets)")
+                written = self._append_to(index, [(key, None) for _, _, key in chunk], now,
+                                          f"deleted partitions ({len(chunk)} offsets)")
                 for group_id, tp, _ in chunk:
+                    self._before_change(written, group_id, [tp])
                     self._forget_offsets(group_id, [tp])
                     removed.setdefault(group_id, []).append(tp)
         return removed
@@ -450,15 +560,17 @@ class OffsetStore:
     # -- group metadata ----------------------------------------------------------------
 
     def write_group_metadata(self, group_id: str, value: GroupMetadataValue | None,
-                             now_ms: int | None = None) -> None:
-        """Persist a group's metadata (GroupMetadataValue v3), or a tombstone for None."""
+                             now_ms: int | None = None) -> Written | None:
+        """Persist a group's metadata (GroupMetadataValue v3), or a tombstone for None;
+        returns where the batch ended."""
         now = wall_clock_ms() if now_ms is None else now_ms
         encoded = None if value is None else group_metadata_value(value)
-        self._append(group_id, [(group_metadata_key(group_id), encoded)], now)
+        written = self._append(group_id, [(group_metadata_key(group_id), encoded)], now)
         if value is None:
             self._groups.pop(group_id, None)
         else:
             self._groups[group_id] = value
+        return written
 
     def loaded_groups(self) -> dict[str, GroupMetadataValue]:
         """The last persisted metadata of every group that has some (no tombstone after it)."""
@@ -481,6 +593,7 @@ class OffsetStore:
         its log start to its high watermark, records applied in order."""
         self._offsets.clear()
         self._groups.clear()
+        self._unreplicated.clear()
         topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
         if topic is None:
             return
@@ -491,6 +604,40 @@ class OffsetStore:
                 records += self._load_partition(partition)
         log.info("loaded %d record(s) of %s: %d group(s) with offsets, %d with metadata", records, OFFSETS_TOPIC,
                  len(self._offsets), len(self._groups))
+
+    def load_partition(self, index: int) -> int:
+        """Rebuild the view of one partition (this broker became its leader): what the view
+        had of its groups is dropped, then its records are replayed from its log start to
+        its high watermark. Returns the number of records read (0: the partition is not
+        here)."""
+        self.unload_partition(index)
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        if partition is None:
+            return 0
+        read = self._load_partition(partition)
+        log.info("loaded %d record(s) of %s-%d", read, OFFSETS_TOPIC, index)
+        return read
+
+    async def wait_caught_up(self, index: int, still_current: Callable[[], bool]) -> ErrorCode:
+        """Before a load: wait until the high watermark of partition `index` reaches its log
+        end offset as it is now (NONE), without a time limit; NOT_COORDINATOR if the
+        partition is not here or `still_current()` turns False first."""
+        partition = self.broker.partition(OFFSETS_TOPIC, index)
+        if partition is None:
+            return ErrorCode.NOT_COORDINATOR
+        return await wait_for_high_watermark(
+            partition, self.broker.waiters, partition.log_end_offset, None,
+            lambda: still_current() and self.broker.partition(OFFSETS_TOPIC, index) is partition)
+
+    def unload_partition(self, index: int) -> None:
+        """Forget the offsets and group metadata of every group of partition `index` (this
+        broker no longer leads it: another broker's copy is the one that counts), and wake
+        whatever waits on that partition's high watermark so that it sees the change."""
+        for groups in (self._offsets, self._groups):
+            for group_id in [g for g in groups if self.partition_for(g) == index]:
+                del groups[group_id]
+        self._unreplicated.pop(index, None)
+        self.broker.waiters.notify((OFFSETS_TOPIC, index))
 
     def _load_partition(self, partition) -> int:
         """Replay one partition; return how many records it read.
@@ -638,10 +785,11 @@ class OffsetStore:
             if dead and not coordinator_owns:
                 records.append((group_metadata_key(group_id), None))
             try:
-                self._append(group_id, records, now)
+                written = self._append(group_id, records, now)
             except BrokerError:
                 continue   # logged; tried again at the next check
             if expired:
+                self._before_change(written, group_id, expired)
                 self._forget_offsets(group_id, expired)
                 result.expired[group_id] = expired
                 log.info("expired %d offset(s) of group %r", len(expired), group_id)

@@ -12,7 +12,14 @@
     SyncGroup       (14) v0-5   v5+ protocol type and name, both required
     DescribeGroups  (15) v0-5   an unknown group is "Dead" with error NONE (Kafka before v6)
     ListGroups      (16) v0-4   v4+ states filter (case-insensitive)
-    DeleteGroups    (42) v0-2   Empty groups only (NON_EMPTY_GROUP otherwise)
+    DeleteGroups    (42) v0-2   Empty groups only (NON_EMPTY_GROUP otherwise); answered once
+                                the tombstones are replicated (the coordinator's
+                                `wait_replicated`)
+
+Every group request of a group whose `__consumer_offsets` partition this broker does not
+lead gets NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads), where each API
+carries its errors (see pylog/coordinator/coordinator.py); ListGroups lists the groups
+of the partitions it leads.
 
 JoinGroup and SyncGroup may wait for the rest of the group; the dispatcher holds that
 connection's later responses back meanwhile, which is what clients expect.
@@ -206,7 +213,15 @@ def make_list_groups_handler(broker):
 
 def make_delete_groups_handler(broker):
     async def handle(request, context) -> DeleteGroupsResponse:
-        results = broker.group_coordinator.delete_groups(request.groups_names)
+        coordinator = broker.group_coordinator
+        results = coordinator.delete_groups(request.groups_names)
+        # the tombstones count once replicated (the waits are taken now, right after the writes)
+        waits = {group_id: coordinator.wait_replicated(coordinator.written_so_far(group_id))
+                 for group_id, error in results.items() if not error}
+        for group_id, replicated in waits.items():
+            error = await replicated
+            if error:
+                results[group_id] = error
         return DeleteGroupsResponse(results=[
             DeleteGroupsResponse.DeletableGroupResult(group_id=group_id, error_code=error)
             for group_id, error in results.items()])

@@ -16,25 +16,38 @@ OffsetCommit, per partition, in this order:
   - metadata longer than `offset.metadata.max.bytes` (Java string length):
     OFFSET_METADATA_TOO_LARGE (the others are still stored);
   - the rest are written as one batch; a failed append answers every one of them with
-    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes).
+    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes);
+    the answer waits until the high watermark passes the batch
+    (`group_coordinator.wait_replicated`): COORDINATOR_NOT_AVAILABLE after
+    `offsets.commit.timeout.ms`, NOT_COORDINATOR if this broker resigned the partition.
+  A group whose `__consumer_offsets` partition this broker does not lead gets
+  NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads) through the group check.
   The commit timestamp is the broker's clock, or v1's per-partition `commit_timestamp` if
   not -1. v2-v4 `retention_time_ms` != -1 sets an explicit expire timestamp (now +
   retention; the record is then written as OffsetCommitValue v1, as Kafka does). Null
   metadata is stored as "".
 
 OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
-committed), v8 several groups. A partition without a commit, or a group never seen,
+committed), v8 several groups. A group this broker does not coordinate
+(`coordinator_error`: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) gets Kafka's group
+error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
+topics, v8 on the group. A partition without a commit, or a group never seen,
 answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
-"blindly", whatever the group's state). Topics are not checked for existence. v7
-`require_stable`: pylog has no pending transactional offsets yet, so every answer is stable.
+"blindly", whatever the group's state). Topics are not checked for existence. v7+
+`require_stable`: the answer waits until every write made so far for the group is
+replicated (`group_coordinator.wait_stable`; NOT_COORDINATOR after
+`offsets.commit.timeout.ms`, Kafka's answer); without it, offsets are shown as replicated.
+pylog has no pending transactional offsets yet.
 
-OffsetDelete: the group must exist -- known to the coordinator, or with committed offsets
-or metadata in the store (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no
-topics). Unknown topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty
-(or a simple group): every partition's offset is deleted (NONE, whether or not it had one);
+OffsetDelete: first the coordinator check (its error at the request level); the group must
+exist -- known to the coordinator, or with committed offsets or metadata in the store
+(GROUP_ID_NOT_FOUND otherwise, as a request-level error with no topics). Unknown
+topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty (or a simple
+group): every partition's offset is deleted (NONE, whether or not it had one);
 Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
 topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
-non-empty group of another protocol type: NON_EMPTY_GROUP (request level).
+non-empty group of another protocol type: NON_EMPTY_GROUP (request level). The answer
+waits for the tombstones' replication, as a commit's does.
 """
 
 from __future__ import annotations
@@ -93,13 +106,13 @@ def make_offset_commit_handler(broker):
                     pending.append((topic.name, answer, p))
                 answers.append((topic.name, answer, p))
         if pending:
-            commit(broker, request, version, now, pending)
+            await commit(broker, request, version, now, pending)
         return OffsetCommitResponse(topics=_group_by_topic(answers, CommitTopic))
 
     return handle
 
 
-def commit(broker, request, version: int, now: int, pending) -> None:
+async def commit(broker, request, version: int, now: int, pending) -> None:
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
@@ -129,10 +142,15 @@ def commit(broker, request, version: int, now: int, pending) -> None:
             expire_timestamp_ms=expire_timestamp)
         stored.append(answer)
     try:
-        store.commit(request.group_id, offsets, now)
+        written = store.commit(request.group_id, offsets, now)
     except BrokerError as exc:
         for answer in stored:
             answer.error_code = exc.code
+        return
+    error = await broker.group_coordinator.wait_replicated(written)
+    if error:
+        for answer in stored:
+            answer.error_code = error
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,19 +161,47 @@ def make_offset_fetch_handler(broker):
     async def handle(request, context):
         version = context.api_version
         store = broker.offset_store
+        coordinator = broker.group_coordinator
         if version >= 8:
             groups = []
             for group in request.groups:
+                error = coordinator.coordinator_error(group.group_id)
+                if not error and request.require_stable:
+                    error = await coordinator.wait_stable(group.group_id)
+                if error:
+                    groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(group_id=group.group_id,
+                                                                               error_code=error, topics=[]))
+                    continue
                 topics = None if group.topics is None else [(t.name, t.partition_indexes) for t in group.topics]
                 groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(
                     group_id=group.group_id, error_code=ErrorCode.NONE,
                     topics=fetch_offsets(store, group.group_id, topics, v8=True)))
             return OffsetFetchResponse(groups=groups)
         topics = None if request.topics is None else [(t.name, t.partition_indexes) for t in request.topics]
+        error = coordinator.coordinator_error(request.group_id)
+        if not error and version >= 7 and request.require_stable:
+            error = await coordinator.wait_stable(request.group_id)
+        if error:
+            return offset_fetch_group_error(version, topics or [], error)
         return OffsetFetchResponse(error_code=ErrorCode.NONE,
                                    topics=fetch_offsets(store, request.group_id, topics, v8=False))
 
     return handle
+
+
+def offset_fetch_group_error(version: int, topics, error: ErrorCode) -> OffsetFetchResponse:
+    """OffsetFetch v0-7 for a group this coordinator cannot answer (Kafka's
+    OffsetFetchResponse.groupError): from v2 the error at the top, without topics; v0-1 have
+    no top-level error, so each requested partition carries it, with offset -1."""
+    if version >= 2:
+        return OffsetFetchResponse(error_code=error, topics=[])
+    return OffsetFetchResponse(topics=[
+        OffsetFetchResponse.OffsetFetchResponseTopic(name=name, partitions=[
+            OffsetFetchResponse.OffsetFetchResponsePartition(
+                partition_index=index, committed_offset=INVALID_OFFSET, committed_leader_epoch=-1,
+                metadata="", error_code=error)
+            for index in partitions])
+        for name, partitions in topics])
 
 
 def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
@@ -196,6 +242,9 @@ def make_offset_delete_handler(broker):
     async def handle(request, context):
         store = broker.offset_store
         group_id = request.group_id
+        error = broker.group_coordinator.coordinator_error(group_id)
+        if error:
+            return OffsetDeleteResponse(error_code=error)
         facts = store.group_facts(group_id)
         if facts is None:
             return OffsetDeleteResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND)
@@ -222,6 +271,9 @@ def make_offset_delete_handler(broker):
                 store.delete_offsets(group_id, [(t, i) for t, i, _ in eligible], now_ms())
             except BrokerError as exc:
                 return OffsetDeleteResponse(error_code=exc.code)
+            error = await broker.group_coordinator.wait_replicated(store.written_so_far(group_id))
+            if error:
+                return OffsetDeleteResponse(error_code=error)
         return OffsetDeleteResponse(error_code=ErrorCode.NONE, topics=_group_by_topic(answers, DeleteTopic))
 
     return handle
