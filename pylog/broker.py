@@ -129,7 +129,8 @@ class Broker:
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
             # the coordinator writes the group's own tombstone; the store drops its offsets
-            on_group_deleted=lambda group_id: self.offset_store.delete_group_offsets(group_id, group_tombstone=False))
+            on_group_deleted=lambda group_id: self.offset_store.delete_group_offsets(group_id, group_tombstone=False),
+            leads_every_partition=False)   # the metadata publisher names the partitions it leads
         self.dispatcher = Dispatcher([])
         for api in self._apis():
             self.dispatcher.apis[api.key] = api
@@ -207,9 +208,9 @@ class Broker:
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         self.high_watermarks = HighWatermarkCheckpoint(self.log_dir)
         self.high_watermarks.create_if_missing()
-        self.publisher.publish(image)      # the partitions of this node, as the metadata last said
-        self.offset_store.load(started_ms)   # committed offsets and groups from __consumer_offsets
-        self.group_coordinator.load()
+        # The partitions of this node, as the metadata last said; the group coordinator
+        # loads the __consumer_offsets partitions this node leads as it is elected.
+        self.publisher.publish(image)
         if self.controller is not None:
             self.controller.listeners.append(self.publisher.publish)
         else:

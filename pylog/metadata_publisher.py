@@ -14,8 +14,9 @@ with what it published last and acts on the differences, in this order:
        (`Broker.apply_partition_registration`: leader or follower, fetchers);
        a partition that no longer lists this node (a reassignment moved it): stopped
        and its log deleted;
-    5. the coordinators: partitions of `__consumer_offsets` this broker now leads load
-       their groups, those it stopped leading drop them.
+    5. the group coordinator: a `__consumer_offsets` partition this broker now leads
+       loads its groups, one it stopped leading drops them (`on_elected` / `on_resigned`,
+       which ignore an epoch already seen).
 
 What it remembers (`_published`): per topic id the name and the registrations it acted
 on, the topic configs, and the broker registrations. Registrations are frozen values, so
@@ -30,6 +31,7 @@ from __future__ import annotations
 import logging
 import uuid
 
+from pylog.coordinator.offsets import OFFSETS_TOPIC
 from pylog.metadata import TopicInfo
 from pylog.metadata_image import MetadataImage, PartitionRegistration
 
@@ -71,6 +73,9 @@ class MetadataPublisher:
                 if node_id in registration.replicas:
                     broker.ensure_partition(topic.name, topic.topic_id, index)
                     broker.apply_partition_registration(topic.name, index, registration, image.brokers)
+                    if topic.name == OFFSETS_TOPIC:
+                        broker.on_offsets_partition_leadership(index, registration.leader == node_id,
+                                                               registration.leader_epoch)
                 elif previous is not None and node_id in previous.replicas:
                     broker.remove_topic_logs(topic.name, [index])
         self.published_offset = image.offset
