@@ -67,7 +67,7 @@ transaction.state.log.min.isr=1
 log.segment.bytes=1073741824
 log.retention.check.interval.ms=300000
 	auto.create.topics.enable = false
-num.replica.fetchers=1
+log.cleaner.io.max.bytes.per.second=1000000
 """
 
 
@@ -185,10 +185,10 @@ def test_realistic_server_properties(tmp_path, caplog):
     assert [str(e) for e in cfg.listener_endpoints()] == [
         "PLAINTEXT://:19092", "CONTROLLER://:19093"]
     # unknown to pylog: kept, warned about once
-    assert cfg.unknown == {"num.replica.fetchers": "1"}
-    assert cfg.get("num.replica.fetchers") == "1"
+    assert cfg.unknown == {"log.cleaner.io.max.bytes.per.second": "1000000"}
+    assert cfg.get("log.cleaner.io.max.bytes.per.second") == "1000000"
     warnings = [r for r in caplog.records if r.name == "pylog.config"]
-    assert len(warnings) == 1 and "num.replica.fetchers" in warnings[0].getMessage()
+    assert len(warnings) == 1 and "log.cleaner.io.max.bytes.per.second" in warnings[0].getMessage()
 
 
 def test_from_properties_accepts_path_string_text_and_bytes(tmp_path):
