@@ -283,9 +283,18 @@ def describe(spec: dict) -> str:
     return text
 
 
-def _served_in_kraft(listeners: list[str]) -> bool:
+# Controller APIs whose 3.9 definitions still list "zkBroker" but that a KRaft broker sends
+# to its controller too.
+KRAFT_CONTROLLER_APIS = ("AlterPartitionRequest", "AllocateProducerIdsRequest")
+
+
+def _served_in_kraft(spec: dict) -> bool:
     """A broker's API, or a controller's that is not of the ZooKeeper era (those name
-    "zkBroker": ControlledShutdown, LeaderAndIsr, ...; a KRaft broker never sends them)."""
+    "zkBroker": ControlledShutdown, LeaderAndIsr, ...; a KRaft broker never sends them),
+    or one of KRAFT_CONTROLLER_APIS."""
+    listeners = spec.get("listeners", [])
+    if spec.get("name") in KRAFT_CONTROLLER_APIS:
+        return True
     return "broker" in listeners or ("controller" in listeners and "zkBroker" not in listeners)
 
 
@@ -296,7 +305,7 @@ def select_message_files(specs_dir: Path) -> list[Path]:
     Only requests carry `listeners`; a response is chosen when its request is."""
     specs = [(path, load_schema(path)) for path in sorted(specs_dir.glob("*.json"))]
     broker_keys = {spec["apiKey"] for _, spec in specs
-                   if spec.get("type") == "request" and _served_in_kraft(spec.get("listeners", []))}
+                   if spec.get("type") == "request" and _served_in_kraft(spec)}
     chosen = []
     for path, spec in specs:
         if spec.get("name") in HEADER_SCHEMAS or spec.get("name") in DATA_SCHEMAS:
