@@ -6,7 +6,9 @@
       ├── LogFlusher        the fsyncs segment rolls leave pending, run on a thread
       ├── retention         a pass every log.retention.check.interval.ms (pylog/log_retention.py)
       ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
-      ├── DataWaiters       long-poll fetches parked until an append
+      ├── DataWaiters       long-poll fetches and acks=-1 produces parked until an append or a HW rise
+      ├── FetcherManager    follower partitions' fetchers, one per leader (pylog/replication/)
+      ├── AlterPartitionManager  the leaders' ISR changes to the controller, the ISR-shrink timer
       ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
       ├── GroupCoordinator  classic consumer groups (pylog/coordinator/)
       ├── OffsetStore       committed offsets and group metadata in __consumer_offsets
@@ -19,6 +21,14 @@ deletion a crash interrupted (after the offsets are loaded, so that its offsets 
 binds the listener (port 0 picks a free port) and starts housekeeping; `await stop()`
 stops accepting, lets answered requests finish, flushes and checkpoints every log and
 writes the clean-shutdown marker with this start's broker epoch.
+
+Replication (`apply_partition_registration`, called by the metadata publisher for every
+partition this broker is or was a replica of when its registration or the brokers
+changed): leader -> `Partition.make_leader`; follower -> `Partition.make_follower` and the
+partition's fetcher pointed at the leader's endpoint (listener PLAINTEXT, else the first
+one); no replica any more -> fetching stops, the log stays (deleting it is the
+publisher's call). `controller_channel` (set by whoever wires the broker to its
+controller) carries the AlterPartition requests.
 
 Topic deletion (`delete_topic`): marked in the metadata, the logs removed, the group
 coordinator told (every group's committed offsets of the partitions are removed, as
@@ -74,6 +84,10 @@ from pylog.log_flusher import LogFlusher
 from pylog.log_retention import run_retention
 from pylog.metadata import ClusterMetadata, TopicInfo, topic_name_problem, write_partition_metadata
 from pylog.partition import Partition
+from pylog.replication.alter_partition_manager import AlterPartitionManager
+from pylog.replication.fetcher_manager import FetcherManager
+from pylog.replication.partition_state import NO_LEADER
+from pylog.replication.replica_fetcher import FetcherConfig
 from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
 
@@ -104,6 +118,10 @@ class Broker:
         self.log_flusher = LogFlusher()
         self.log_cleaner = LogCleaner(self)
         self.high_watermarks: HighWatermarkCheckpoint | None = None
+        self._checkpointed_high_watermarks: dict[tuple[str, int], int] = {}
+        self.controller_channel = None   # async send(request, version, timeout_ms=None) to the controller
+        self.fetcher_manager = FetcherManager(self, FetcherConfig.from_broker_config(config))
+        self.alter_partition_manager = AlterPartitionManager(self, config.replica_lag_time_max_ms)
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
@@ -156,6 +174,7 @@ class Broker:
         self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         self.high_watermarks = HighWatermarkCheckpoint(self.log_dir)
         self.high_watermarks.create_if_missing()
+        self._checkpointed_high_watermarks = self.high_watermarks.read()
         interrupted = []
         for topic in list(self.metadata.topics.values()):
             if topic.deleting:
@@ -176,6 +195,7 @@ class Broker:
             run_retention(self.partitions.values, self.config.log_retention_check_interval_ms,
                           skip=self.log_cleaner.in_progress))
         self.log_cleaner.start()
+        self.alter_partition_manager.start()
 
     def _largest_producer_id(self) -> int:
         """The largest producer id any loaded partition remembers (-1: none)."""
@@ -192,6 +212,8 @@ class Broker:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
+        await self.fetcher_manager.stop()
+        await self.alter_partition_manager.stop()
         await self.log_cleaner.stop()
         if self._retention is not None:
             self._retention.cancel()
@@ -267,8 +289,10 @@ class Broker:
             partition_log = self.log_manager.get_or_create_log(topic.name, index, now_ms=at_ms)
             if not (partition_log.dir / "partition.metadata").exists():
                 write_partition_metadata(partition_log.dir, topic.topic_id)
-            self.partitions[(topic.name, index)] = Partition(topic.name, index, partition_log, self.node_id,
-                                                             self.waiters, leader_epoch=topic.leader_epochs[index])
+            self.partitions[(topic.name, index)] = Partition(
+                topic.name, index, partition_log, self.node_id, self.waiters, leader_epoch=topic.leader_epochs[index],
+                high_watermark=self._checkpointed_high_watermarks.get((topic.name, index)),
+                replica_lag_time_max_ms=self.config.replica_lag_time_max_ms)
 
     def delete_topic(self, name: str) -> None:
         topic = self.metadata.topics.get(name)
@@ -276,6 +300,7 @@ class Broker:
             raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"topic {name!r} does not exist")
         self.metadata.mark_deleting(name)
         for index in range(topic.num_partitions):
+            self.fetcher_manager.remove_partition((name, index))
             self.partitions.pop((name, index), None)
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
             self.log_manager.delete_log(name, index)
@@ -292,14 +317,57 @@ class Broker:
         """Cut a partition's log back to `offset` (Kafka's LogManager.truncateTo, what a
         follower does to match its leader); False if there was nothing to remove. A cut
         below the active segment pauses the log cleaner around it, aborting a pass under
-        way, and brings the cleaner's checkpoint back to the new active segment."""
-        partition_log = self.partitions[(topic, index)].log
+        way, and brings the cleaner's checkpoint back to the new active segment. The
+        partition's HW follows the new LEO down."""
+        partition = self.partitions[(topic, index)]
+        partition_log = partition.log
         if offset >= partition_log.active_segment.base_offset:
-            return partition_log.truncate_to(offset)
-        with self.log_cleaner.paused(topic, index):
             truncated = partition_log.truncate_to(offset)
-            self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
+        else:
+            with self.log_cleaner.paused(topic, index):
+                truncated = partition_log.truncate_to(offset)
+                self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
+        partition.truncated()
         return truncated
+
+    def truncate_fully_and_start_at(self, topic: str, index: int, offset: int) -> None:
+        """Empty a partition's log and start it at `offset` (a follower that fell below
+        its leader's log start), with the log cleaner paused around it."""
+        partition = self.partitions[(topic, index)]
+        with self.log_cleaner.paused(topic, index):
+            partition.log.truncate_fully_and_start_at(offset)
+            self.log_cleaner.truncated(topic, index, offset)
+        partition.truncated()
+
+    # -- replication -------------------------------------------------------------------
+
+    def apply_partition_registration(self, topic: str, index: int, registration, brokers) -> None:
+        """Take the role `registration` (pylog.metadata_image.PartitionRegistration) gives
+        this broker for partition `index` of `topic`; `brokers` are the registered brokers
+        (BrokerRegistration by id). A partition not open here is left alone (the publisher
+        opens it first)."""
+        key = (topic, index)
+        partition = self.partitions.get(key)
+        if partition is None:
+            return
+        if self.node_id not in registration.replicas:
+            self.fetcher_manager.remove_partition(key)
+            partition.stop_replica()
+            return
+        if registration.leader == self.node_id:
+            self.fetcher_manager.remove_partition(key)
+            partition.make_leader(registration, brokers, now_ms())
+            return
+        restart = partition.make_follower(registration, brokers)
+        leader = brokers.get(registration.leader) if registration.leader != NO_LEADER else None
+        endpoint = None
+        if leader is not None:
+            endpoint = leader.endpoint("PLAINTEXT") or (leader.endpoints[0] if leader.endpoints else None)
+        if endpoint is None:
+            self.fetcher_manager.remove_partition(key)
+            return
+        self.fetcher_manager.add_partition(partition, registration.leader, endpoint.host, endpoint.port,
+                                           restart=restart)
 
     def create_partitions(self, name: str, total: int) -> None:
         topic = self.metadata.topics.get(name)
