@@ -196,8 +196,15 @@ class Partition:
 
     def make_leader(self, registration, brokers: Mapping, now_ms: int) -> Outcome:
         """Lead per `registration` (a pylog.metadata_image.PartitionRegistration naming this
-        broker leader); `brokers` are the registered brokers (BrokerRegistration by id)."""
+        broker leader); `brokers` are the registered brokers (BrokerRegistration by id).
+        The registration this broker already leads by (same leader and partition epochs)
+        only updates the brokers."""
         self._take_brokers(brokers)
+        state = self.state
+        if state.is_leader and (registration.leader_epoch, registration.partition_epoch) == \
+                (state.leader_epoch, state.partition_epoch):
+            # the same registration again (the brokers changed): a pending ISR change stays pending
+            return Outcome(state.high_watermark)
         if registration.partition_epoch >= self.state.partition_epoch:
             self._start_epoch(registration.leader_epoch)
         self._sync_log_offsets()

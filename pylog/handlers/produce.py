@@ -170,5 +170,8 @@ def append_partition(broker, topic: str, data, version: int, now: int,
     # with the offsets it got the first time: the same answer, nothing written twice.
     result = PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
                                log_append_time_ms=info.log_append_time_ms, log_start_offset=info.log_start_offset)
-    pending = PendingAcks(partition, info.last_offset + 1) if acks == -1 else None
+    pending = None
+    if acks == -1:
+        pending = PendingAcks(partition, info.last_offset + 1,
+                              is_open=lambda: broker.partition(topic, data.index) is partition)
     return result, pending

@@ -9,6 +9,7 @@ appended, until the partition's high watermark reaches the offset after its last
     done, NOT_ENOUGH_REPLICAS_AFTER_APPEND that error; the records stay written
     not done with an error (this broker   that error (NOT_LEADER_OR_FOLLOWER)
       no longer leads)
+    the partition deleted meanwhile       UNKNOWN_TOPIC_OR_PARTITION
     not done when `timeout_ms` passes     REQUEST_TIMED_OUT; the records stay written
 
 The base offset and the other fields of the append's answer are kept whatever the error
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from protocol.error_codes import ErrorCode
 
@@ -37,10 +39,13 @@ class PendingAcks:
 
     partition: object     # pylog.partition.Partition
     required_offset: int
+    is_open: Callable[[], bool] = lambda: True   # False once the partition is deleted
     done: bool = False
     error: ErrorCode = ErrorCode.NONE
 
     def check(self) -> bool:
+        if not self.done and not self.is_open():
+            self.done, self.error = True, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         if not self.done:
             verdict = self.partition.check_enough_replicas_reach_offset(self.required_offset)
             if verdict.done or verdict.error != ErrorCode.NONE:
