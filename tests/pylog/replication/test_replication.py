@@ -12,7 +12,7 @@ import asyncio
 import time
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import ListOffsetsRequest, MetadataRequest
+from protocol.messages import DeleteRecordsRequest, ListOffsetsRequest, MetadataRequest, OffsetForLeaderEpochRequest
 from protocol.records import read_batch_header
 from pylog.partition import Partition
 from pylog.delayed import DataWaiters
@@ -289,8 +289,16 @@ def test_a_follower_refuses_clients(tmp_path):
                 ListOffsetsRequest.ListOffsetsTopic(name=TOPIC, partitions=[
                     ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=-1)])]), 7)
             assert listed.topics[0].partitions[0].error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
-            # the follower still has the records
-            assert leo(cluster, 2) == 1
+            epochs = await follower.send(OffsetForLeaderEpochRequest(replica_id=-1, topics=[
+                OffsetForLeaderEpochRequest.OffsetForLeaderTopic(topic=TOPIC, partitions=[
+                    OffsetForLeaderEpochRequest.OffsetForLeaderPartition(partition=0, leader_epoch=1)])]), 4)
+            assert epochs.topics[0].partitions[0].error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            deleted = await follower.send(DeleteRecordsRequest(timeout_ms=1000, topics=[
+                DeleteRecordsRequest.DeleteRecordsTopic(name=TOPIC, partitions=[
+                    DeleteRecordsRequest.DeleteRecordsPartition(partition_index=0, offset=1)])]), 2)
+            assert deleted.topics[0].partitions[0].error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            # the follower still has the records, from its first one
+            assert leo(cluster, 2) == 1 and cluster.partition(2).log_start_offset == 0
         finally:
             await cluster.stop()
     run(scenario())
