@@ -18,15 +18,19 @@ What each partition's answer does (Kafka's AbstractFetcherThread / ReplicaFetche
 
     NONE, diverging_epoch   truncate (below), fetch again at once
     NONE                    append the batches as they are (offsets and epochs kept; the
-                            epoch cache learns each batch's epoch), then take the leader's HW
+                            epoch cache learns each batch's epoch; an empty log whose start
+                            falls inside the first batch, after the leader's DeleteRecords,
+                            starts again at that batch's base), then take the leader's HW
                             capped at the new LEO and its log start capped at that HW; the
                             HW moving wakes parked fetches here
     OFFSET_OUT_OF_RANGE     ask the leader's LEO (ListOffsets latest, as a replica): below
                             ours, truncate to it; else ask its log start (earliest): above
-                            our LEO, empty the log and start there (truncate fully)
+                            our LEO, empty the log and start there (truncate fully); else
+                            back off
     FENCED_LEADER_EPOCH     this broker's metadata is behind: the partition leaves the fetcher
                             until new metadata points it here again
-    any other error         the partition backs off replica.fetch.backoff.ms (1 s)
+    any other error         the partition backs off replica.fetch.backoff.ms (1 s), and so
+                            does one whose answer cannot be applied (a batch the log refuses)
 
 Truncation on a diverging epoch (Kafka's getOffsetTruncationState), with (E, end) the
 leader's answer and the local epoch cache's entry for the largest epoch <= E: none ->
@@ -49,6 +53,8 @@ from dataclasses import dataclass
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, ListOffsetsRequest
+
+from storage.errors import UnexpectedAppendOffset
 
 from pylog.clock import now_ms
 from pylog.network_client import NodeClient, NodeUnavailable
@@ -173,7 +179,14 @@ class ReplicaFetcher:
                 if self.targets.get(target.partition.key) is not target \
                         or target.partition.log_end_offset != fetch_offset:
                     continue   # left, re-added or moved while the fetch was in flight
-                await self._handle(target, data)
+                try:
+                    await self._handle(target, data)
+                except NodeUnavailable:
+                    raise
+                except Exception:
+                    log.exception("%s-%d: the answer of leader %d could not be applied", target.partition.topic,
+                                  target.partition.index, self.leader_id)
+                    target.delayed_until = time.monotonic() + self.config.backoff_ms / 1000
 
     def _request(self, targets: list[FetchTarget]) -> FetchRequest:
         by_topic: dict[str, list] = {}
@@ -203,7 +216,7 @@ class ReplicaFetcher:
                 self._truncate(partition, offset)
                 return
             if data.records:
-                partition.append_as_follower(data.records, now_ms())
+                self._append(partition, data.records)
             partition.update_follower_offsets(data.high_watermark, data.log_start_offset)
         elif code == ErrorCode.OFFSET_OUT_OF_RANGE:
             await self._handle_out_of_range(target)
@@ -215,6 +228,19 @@ class ReplicaFetcher:
             log.debug("%s-%d: leader %d answered %s; backing off", partition.topic, partition.index,
                       self.leader_id, ErrorCode(code).name)
             target.delayed_until = time.monotonic() + self.config.backoff_ms / 1000
+
+    def _append(self, partition, records) -> None:
+        try:
+            partition.append_as_follower(records, now_ms())
+        except UnexpectedAppendOffset as e:
+            # An empty log whose start the leader set inside a batch (DeleteRecords): the
+            # log starts again at that batch's base offset (Kafka's Partition does this too).
+            log_end_offset = partition.log_end_offset
+            if not (log_end_offset == partition.log_start_offset
+                    and e.first_offset < log_end_offset <= e.last_offset):
+                raise
+            self.broker.truncate_fully_and_start_at(partition.topic, partition.index, e.first_offset)
+            partition.append_as_follower(records, now_ms())
 
     async def _handle_out_of_range(self, target: FetchTarget) -> None:
         """Kafka's fetchOffsetAndTruncate."""
@@ -235,6 +261,8 @@ class ReplicaFetcher:
             log.info("%s-%d: below leader %d's log start %d; starting the log there",
                      partition.topic, partition.index, self.leader_id, leader_start)
             self.broker.truncate_fully_and_start_at(partition.topic, partition.index, leader_start)
+        else:   # our LEO is inside the leader's log: nothing to cut, ask again later
+            target.delayed_until = time.monotonic() + self.config.backoff_ms / 1000
 
     async def _leader_offset(self, partition, timestamp: int) -> int | None:
         request = ListOffsetsRequest(replica_id=self.broker.node_id, isolation_level=0, topics=[

@@ -236,6 +236,31 @@ def test_a_follower_truncates_records_of_an_old_epoch_through_diverging_epoch(tm
     run(scenario())
 
 
+def test_a_follower_below_the_leaders_log_start_starts_its_log_there(tmp_path):
+    async def scenario():
+        cluster = await started(tmp_path, 2)
+        try:
+            cluster.lead(1, (1, 2), isr=(1,), to=(1,))   # the follower is not told yet
+            client = cluster.client(1)
+            for i in range(4):
+                assert (await produce(client, batch(b"a%d" % i, b"b%d" % i))).error_code == ErrorCode.NONE
+            deleted = await client.send(DeleteRecordsRequest(timeout_ms=1000, topics=[
+                DeleteRecordsRequest.DeleteRecordsTopic(name=TOPIC, partitions=[
+                    DeleteRecordsRequest.DeleteRecordsPartition(partition_index=0, offset=5)])]), 2)
+            assert deleted.topics[0].partitions[0].low_watermark == 5
+            # the follower fetches at 0: OFFSET_OUT_OF_RANGE; the leader's log starts above its LEO
+            cluster.apply(cluster.registration, to=(2,))
+            await eventually(lambda: leo(cluster, 2) == 8, what="the follower at the leader's LEO")
+            follower = cluster.partition(2)
+            # the log starts again at the base of the batch holding 5, then takes the leader's log start
+            assert follower.log.segments[0].base_offset == 4
+            assert follower.log_start_offset == 5
+            await eventually(lambda: cluster.registration.isr == (1, 2), what="ISR expanded to (1, 2)")
+        finally:
+            await cluster.stop()
+    run(scenario())
+
+
 # -- refusals ------------------------------------------------------------------------------
 
 def test_follower_fetch_errors_on_the_leader(tmp_path):
