@@ -291,7 +291,7 @@ class Broker:
                 write_partition_metadata(partition_log.dir, topic.topic_id)
             self.partitions[(topic.name, index)] = Partition(
                 topic.name, index, partition_log, self.node_id, self.waiters, leader_epoch=topic.leader_epochs[index],
-                high_watermark=self._checkpointed_high_watermarks.get((topic.name, index)),
+                high_watermark=self._checkpointed_high_watermarks.get((topic.name, index), 0),
                 replica_lag_time_max_ms=self.config.replica_lag_time_max_ms)
 
     def delete_topic(self, name: str) -> None:

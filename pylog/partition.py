@@ -70,11 +70,12 @@ def registered_brokers(brokers: Mapping) -> dict[int, RegisteredBroker]:
 
 class Partition:
     def __init__(self, topic: str, index: int, log: Log, node_id: int, waiters: DataWaiters,
-                 leader_epoch: int | None = 0, *, high_watermark: int | None = None,
+                 leader_epoch: int | None = 0, *, high_watermark: int = 0,
                  replica_lag_time_max_ms: int = REPLICA_LAG_TIME_MAX_MS_DEFAULT):
         """`leader_epoch`: lead alone at that epoch (never below an epoch the log already
         holds: assigning a lower one would cut its history); None: no role until the
-        cluster metadata gives one. `high_watermark`: the checkpointed HW, if any."""
+        cluster metadata gives one. `high_watermark`: the checkpointed HW (Kafka's default
+        without one: 0), clamped to [log start, LEO]."""
         self.topic = topic
         self.index = index
         self.log = log
@@ -85,7 +86,7 @@ class Partition:
                                     replica_lag_time_max_ms=replica_lag_time_max_ms)
         self.state.log_start_offset = log.log_start_offset
         self.state.log_end_offset = log.log_end_offset
-        self.state.high_watermark = self._clamped(log.log_end_offset if high_watermark is None else high_watermark)
+        self.state.high_watermark = self._clamped(high_watermark)
         if leader_epoch is not None:
             self.lead_alone(max(leader_epoch, log.latest_epoch or 0))
 

@@ -355,6 +355,8 @@ def test_a_partition_opens_at_its_checkpointed_hw_clamped(tmp_path):
             log.append(batch(b"v%d" % i), now_ms=0)
         assert Partition("t", 0, log, 1, DataWaiters(), None, high_watermark=2).high_watermark == 2
         assert Partition("t", 0, log, 1, DataWaiters(), None, high_watermark=99).high_watermark == 4
+        log.advance_log_start_offset(1)
+        assert Partition("t", 0, log, 1, DataWaiters(), None).high_watermark == 1   # none saved: the log start
         # a lone leader's HW is its LEO
         assert Partition("t", 0, log, 1, DataWaiters(), 0, high_watermark=2).high_watermark == 4
     finally:
