@@ -361,3 +361,39 @@ def test_a_partition_opens_at_its_checkpointed_hw_clamped(tmp_path):
         assert Partition("t", 0, log, 1, DataWaiters(), 0, high_watermark=2).high_watermark == 4
     finally:
         log.close()
+
+
+# -- a real client -------------------------------------------------------------------------
+
+def test_kafka_python_acks_all_is_answered_once_the_follower_has_the_records(tmp_path):
+    from kafka import KafkaConsumer, KafkaProducer
+
+    async def scenario():
+        cluster = await started(tmp_path, 2)
+        try:
+            cluster.lead(1, (1, 2))
+            bootstrap = f"127.0.0.1:{cluster.brokers[1].port}"
+
+            def produce_with_kafka_python():
+                producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=0)
+                try:
+                    return [producer.send(TOPIC, b"value-%d" % i).get(timeout=10).offset for i in range(5)]
+                finally:
+                    producer.close()
+
+            offsets = await asyncio.to_thread(produce_with_kafka_python)
+            assert offsets == [0, 1, 2, 3, 4]
+            assert leo(cluster, 2) == 5   # acks=all: the follower held every record before each answer
+
+            def consume_with_kafka_python():
+                consumer = KafkaConsumer(TOPIC, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                                         consumer_timeout_ms=3000, enable_auto_commit=False)
+                try:
+                    return [message.value for message in consumer]
+                finally:
+                    consumer.close()
+
+            assert await asyncio.to_thread(consume_with_kafka_python) == [b"value-%d" % i for i in range(5)]
+        finally:
+            await cluster.stop()
+    run(scenario())
