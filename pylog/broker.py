@@ -1,28 +1,56 @@
 """The broker: configuration, metadata, partitions, the served APIs, the listening socket.
 
     Broker(config)
-      ├── ClusterMetadata   cluster id, topics (id, partition count, config overrides)
+      ├── QuorumController  with process.roles=...controller: the metadata log (pylog/controller/)
+      ├── controller_channel  to the controller: in-process, or over the wire (controller_channel.py)
+      ├── MetadataFollower  a broker-only node's copy of __cluster_metadata (metadata_follower.py)
+      ├── MetadataPublisher the image's changes applied here: partitions, configs, coordinators
+      ├── BrokerLifecycle   registration, heartbeats, controlled shutdown (broker_lifecycle.py)
+      ├── BrokerMetadata    the topics as the handlers see them (pylog/metadata.py)
       ├── LogManager        storage: every partition log of log.dirs
       ├── LogFlusher        the fsyncs segment rolls leave pending, run on a thread
       ├── retention         a pass every log.retention.check.interval.ms (pylog/log_retention.py)
-      ├── partitions        (topic, index) -> Partition (HW, LSO, leader epoch around a Log)
-      ├── DataWaiters       long-poll fetches parked until an append
+      ├── partitions        (topic, index) -> Partition (HW, ISR, leader epoch around a Log)
+      ├── DataWaiters       long-poll fetches and acks=-1 produces parked until an append or a HW rise
+      ├── FetcherManager    follower partitions' fetchers, one per leader (pylog/replication/)
+      ├── AlterPartitionManager  the leaders' ISR changes to the controller, the ISR-shrink timer
       ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
-      ├── GroupCoordinator  classic consumer groups (pylog/coordinator/)
+      ├── GroupCoordinator  classic consumer groups of the __consumer_offsets partitions led here
       ├── OffsetStore       committed offsets and group metadata in __consumer_offsets
       └── Dispatcher        API key -> handler, with the advertised version ranges
 
-Lifecycle: `await start()` opens the data directory (recovering logs after an unclean
-stop, moving stray logs aside: directories of topics or topic ids the metadata does not
-have, see pylog/metadata.py), loads the committed offsets and groups, finishes a topic
-deletion a crash interrupted (after the offsets are loaded, so that its offsets go too),
-binds the listener (port 0 picks a free port) and starts housekeeping; `await stop()`
-stops accepting, lets answered requests finish, flushes and checkpoints every log and
-writes the clean-shutdown marker with this start's broker epoch.
+Start (`await start()`), as Kafka's BrokerServer / ControllerServer:
+  1. meta.properties (the cluster id); the listener is bound (port 0 picks a free port);
+  2. with the controller role: the controller takes over the metadata log (new Raft
+     epoch; bootstrap or conversion on a first start; pylog/controller/quorum_controller.py).
+     A controller-only node serves the controller's APIs and is done;
+  3. the metadata as this node last knew it: the controller's image, or the follower's
+     replay of its local copy; the data directory opened with it (logs recovered after an
+     unclean stop; directories of topics, topic ids or replicas the metadata does not
+     have moved aside as strays);
+  4. the publisher applies that image (partitions opened, roles taken), then follows the
+     log: each committed batch (combined) or fetched batch (broker-only) is published;
+  5. BrokerRegistration (the broker epoch), heartbeats, and start() returns once the
+     controller has unfenced this broker (it then leads its partitions again, at a new
+     leader epoch), then housekeeping starts.
 
-Topic deletion (`delete_topic`): marked in the metadata, the logs removed, the group
-coordinator told (every group's committed offsets of the partitions are removed, as
-Kafka's broker does when the controller deletes a topic), then the metadata entry.
+Stop (`await stop()`): a controlled shutdown first (heartbeats asking to shut down until
+the controller has moved every leadership away), then the listener stops, answered
+requests finish, logs are flushed and checkpointed and the clean-shutdown marker is
+written with this start's broker epoch.
+
+Topics are created, deleted and reconfigured by the controller: the broker forwards the
+requests (`forward`: pylog/handlers/topics.py, configs.py) and acts on the records that
+come back (`ensure_partition`, `remove_topic_logs`, `set_topic_configs`). A topic's logs
+go when its RemoveTopicRecord is published; a crash in between leaves them as strays for
+the next start.
+
+Replication (`apply_partition_registration`, called by the metadata publisher for every
+partition this broker is or was a replica of when its registration or the brokers
+changed): leader -> `Partition.make_leader`; follower -> `Partition.make_follower` and the
+partition's fetcher pointed at the leader's endpoint (listener PLAINTEXT, else the first
+one); no replica any more -> fetching stops. `controller_channel` carries the
+AlterPartition requests.
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
 recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
@@ -87,6 +115,10 @@ from pylog.metadata_image import MetadataImage
 from pylog.metadata_publisher import MetadataPublisher
 from pylog.network_client import NodeUnavailable
 from pylog.partition import Partition
+from pylog.replication.alter_partition_manager import AlterPartitionManager
+from pylog.replication.fetcher_manager import FetcherManager
+from pylog.replication.partition_state import NO_LEADER
+from pylog.replication.replica_fetcher import FetcherConfig
 from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
 
@@ -125,6 +157,9 @@ class Broker:
         self.log_flusher = LogFlusher()
         self.log_cleaner = LogCleaner(self)
         self.high_watermarks: HighWatermarkCheckpoint | None = None
+        self._checkpointed_high_watermarks: dict[tuple[str, int], int] = {}
+        self.fetcher_manager = FetcherManager(self, FetcherConfig.from_broker_config(config))
+        self.alter_partition_manager = AlterPartitionManager(self, config.replica_lag_time_max_ms)
         self.offset_store = OffsetStore(self)
         self.group_coordinator = GroupCoordinator.for_broker(
             config, store=self.offset_store,
@@ -210,6 +245,7 @@ class Broker:
         self.high_watermarks.create_if_missing()
         # The partitions of this node, as the metadata last said; the group coordinator
         # loads the __consumer_offsets partitions this node leads as it is elected.
+        self._checkpointed_high_watermarks = self.high_watermarks.read()
         self.publisher.publish(image)
         if self.controller is not None:
             self.controller.listeners.append(self.publisher.publish)
@@ -235,6 +271,7 @@ class Broker:
             run_retention(self.partitions.values, self.config.log_retention_check_interval_ms,
                           skip=self.log_cleaner.in_progress))
         self.log_cleaner.start()
+        self.alter_partition_manager.start()
 
     async def _listen(self, host: str | None, port: int | None) -> None:
         bind_host, bind_port = self.config.listener_address()
@@ -285,6 +322,8 @@ class Broker:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
+        await self.fetcher_manager.stop()
+        await self.alter_partition_manager.stop()
         await self.log_cleaner.stop()
         if self._retention is not None:
             self._retention.cancel()
@@ -414,16 +453,12 @@ class Broker:
             partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())
             if not (partition_log.dir / PARTITION_METADATA).exists():
                 write_partition_metadata(partition_log.dir, topic_id)
-            partition = Partition(topic, index, partition_log, self.node_id, self.waiters, leader_epoch=-1)
+            partition = Partition(
+                topic, index, partition_log, self.node_id, self.waiters, leader_epoch=None,
+                high_watermark=self._checkpointed_high_watermarks.get((topic, index), 0),
+                replica_lag_time_max_ms=self.config.replica_lag_time_max_ms)
             self.partitions[(topic, index)] = partition
         return partition
-
-    def apply_partition_registration(self, topic: str, index: int, registration, brokers) -> None:
-        partition = self.partitions[(topic, index)]
-        if registration.leader == self.node_id:
-            partition.make_leader(registration.leader_epoch)
-        else:
-            partition.leader_epoch = max(partition.leader_epoch, registration.leader_epoch)
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         """A topic's overrides changed in the metadata: its logs take the new config."""
@@ -439,6 +474,7 @@ class Broker:
         moved): their logs go, and the group coordinator forgets their offsets."""
         indexes = list(indexes)
         for index in indexes:
+            self.fetcher_manager.remove_partition((name, index))
             if self.partitions.pop((name, index), None) is None:
                 continue
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
@@ -454,14 +490,57 @@ class Broker:
         """Cut a partition's log back to `offset` (Kafka's LogManager.truncateTo, what a
         follower does to match its leader); False if there was nothing to remove. A cut
         below the active segment pauses the log cleaner around it, aborting a pass under
-        way, and brings the cleaner's checkpoint back to the new active segment."""
-        partition_log = self.partitions[(topic, index)].log
+        way, and brings the cleaner's checkpoint back to the new active segment. The
+        partition's HW follows the new LEO down."""
+        partition = self.partitions[(topic, index)]
+        partition_log = partition.log
         if offset >= partition_log.active_segment.base_offset:
-            return partition_log.truncate_to(offset)
-        with self.log_cleaner.paused(topic, index):
             truncated = partition_log.truncate_to(offset)
-            self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
+        else:
+            with self.log_cleaner.paused(topic, index):
+                truncated = partition_log.truncate_to(offset)
+                self.log_cleaner.truncated(topic, index, partition_log.active_segment.base_offset)
+        partition.truncated()
         return truncated
+
+    def truncate_fully_and_start_at(self, topic: str, index: int, offset: int) -> None:
+        """Empty a partition's log and start it at `offset` (a follower that fell below
+        its leader's log start), with the log cleaner paused around it."""
+        partition = self.partitions[(topic, index)]
+        with self.log_cleaner.paused(topic, index):
+            partition.log.truncate_fully_and_start_at(offset)
+            self.log_cleaner.truncated(topic, index, offset)
+        partition.truncated()
+
+    # -- replication -------------------------------------------------------------------
+
+    def apply_partition_registration(self, topic: str, index: int, registration, brokers) -> None:
+        """Take the role `registration` (pylog.metadata_image.PartitionRegistration) gives
+        this broker for partition `index` of `topic`; `brokers` are the registered brokers
+        (BrokerRegistration by id). A partition not open here is left alone (the publisher
+        opens it first)."""
+        key = (topic, index)
+        partition = self.partitions.get(key)
+        if partition is None:
+            return
+        if self.node_id not in registration.replicas:
+            self.fetcher_manager.remove_partition(key)
+            partition.stop_replica()
+            return
+        if registration.leader == self.node_id:
+            self.fetcher_manager.remove_partition(key)
+            partition.make_leader(registration, brokers, now_ms())
+            return
+        restart = partition.make_follower(registration, brokers)
+        leader = brokers.get(registration.leader) if registration.leader != NO_LEADER else None
+        endpoint = None
+        if leader is not None:
+            endpoint = leader.endpoint("PLAINTEXT") or (leader.endpoints[0] if leader.endpoints else None)
+        if endpoint is None:
+            self.fetcher_manager.remove_partition(key)
+            return
+        self.fetcher_manager.add_partition(partition, registration.leader, endpoint.host, endpoint.port,
+                                           restart=restart)
 
     async def maybe_auto_create(self, name: str) -> TopicInfo | None:
         """Create `name` if `auto.create.topics.enable`; None otherwise.

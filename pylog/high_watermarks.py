@@ -9,9 +9,9 @@ crash leaves the previous version. The broker writes it every
 that finds none creates it empty (0 bytes), as Kafka's checkpoint files are created.
 
 What it is for: a replica that restarts knows up to where its log was committed before it
-hears from the leader (Kafka clamps the saved value to [log start, log end] when it opens
-the partition). With one replica the high watermark is the log end offset, which the log
-itself gives at load, so today the file is written and not read back.
+hears from the leader. The broker reads it once at start and each partition opens at its
+saved value, clamped to [log start, log end] (pylog/partition.py), as Kafka's does; a
+partition that leads alone moves it to its log end offset at once.
 
 Concurrency: owned by the broker's event loop.
 """

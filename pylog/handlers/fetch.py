@@ -1,21 +1,40 @@
 """Fetch (key 1): read record batches, waiting for data when asked to.
 
-For each requested partition, in request order: check the leader epoch the client
-believes in (v9+, `Partition.check_leader_epoch`), then read
-from the fetch offset up to the high watermark (the last stable offset for
-read_committed), at most `partition_max_bytes` and what is left of the response's
-`max_bytes`. The read starts at the batch that holds the fetch offset; the client skips
-the records before it. The first partition with data always gets at least one whole
-batch, even a batch larger than the limits, so a consumer can never get stuck (KIP-74).
-A partition with an error carries no records and no offsets (high watermark, last
-stable offset and log start offset -1), as Kafka answers it.
+Two kinds of fetchers, told apart by `replica_id` (v0-14; pylog serves up to v12):
+
+Consumers (replica_id < 0). For each requested partition, in request order: only the
+leader answers, after checking the leader epoch the client believes in (v9+,
+`Partition.check_leader`: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, then
+NOT_LEADER_OR_FOLLOWER on a follower); then read from the fetch offset up to the high
+watermark (the last stable offset for read_committed), at most `partition_max_bytes` and
+what is left of the response's `max_bytes`.
+
+Followers (replica_id >= 0, a broker's replica fetcher), Kafka's Partition.fetchRecords:
+the same epoch and leadership checks, then the replica must be one of the partition's
+(else UNKNOWN_LEADER_EPOCH when the fetch named a leader epoch, a replica this leader may
+not know of yet, or NOT_LEADER_OR_FOLLOWER); `last_fetched_epoch` (v12) is checked
+against this leader's epoch cache (`Partition.diverging_epoch`): a follower whose epoch
+ended here before its fetch offset, or that this leader does not have, gets
+`diverging_epoch` (epoch, end offset) and no records, and truncates; an epoch the cache
+cannot place is OFFSET_OUT_OF_RANGE. Otherwise the read goes up to the log end offset
+(not the HW), and the fetch offset is reported to the replication state as the
+follower's LEO (`Partition.follower_fetched`): the HW may rise (parked fetches and acks=-1
+produces wake), and an ISR expansion goes to the AlterPartition manager. The response's
+high watermark is the leader's, after this fetch moved it.
+
+The read starts at the batch that holds the fetch offset; the client skips the records
+before it. The first partition with data always gets at least one whole batch, even a
+batch larger than the limits, so a consumer can never get stuck (KIP-74). A partition with
+an error carries no records and no offsets (high watermark, last stable offset and log
+start offset -1), as Kafka answers it.
 
 Long polling: if the response holds fewer than `min_bytes`, no partition has an error
 and `max_wait_ms` is not over, the request parks on the partitions it reads until an
-append arrives, a topic it reads is deleted, or the time is up, then reads again. Other
-connections are served meanwhile. A partition with an error (OFFSET_OUT_OF_RANGE,
-UNKNOWN_TOPIC_OR_PARTITION, a leader-epoch error, ...) makes the answer go out at once,
-as Kafka's does: waiting would not change the error, and the client needs it to act.
+append arrives (or a HW rise, a leadership change), a topic it reads is deleted, or the
+time is up, then reads again. Other connections are served meanwhile. A partition with an
+error (OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC_OR_PARTITION, a leader-epoch error, a diverging
+epoch ...) makes the answer go out at once, as Kafka's does: waiting would not change the
+error, and the client needs it to act.
 
 Record bytes are copied from the segment files as stored: no batch is decoded or
 re-encoded. Fetch sessions (KIP-227) are declined politely: the answer always carries
@@ -28,6 +47,7 @@ import time
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchResponse
+from pylog.clock import now_ms
 from pylog.errors import error_code_for
 
 PartitionData = FetchResponse.PartitionData
@@ -48,22 +68,39 @@ def make_handler(broker):
 
 
 def read_all(broker, request) -> tuple[FetchResponse, int, bool]:
-    """The response, the record bytes in it, and whether any partition has an error."""
+    """The response, the record bytes in it, and whether any partition has an error (or
+    a diverging epoch: the follower must act on it at once)."""
     budget = request.max_bytes
     total = 0
     has_error = False
     topics = []
+    replica_id = request.replica_id
+    now = now_ms()
     for topic_request in request.topics:
         partitions = []
         for partition_request in topic_request.partitions:
-            data, size = read_partition(broker, topic_request.topic, partition_request, request.isolation_level,
-                                        budget, first=(total == 0))
+            if replica_id >= 0:
+                data, size = read_for_follower(broker, topic_request.topic, partition_request, replica_id,
+                                               budget, first=(total == 0), now=now)
+            else:
+                data, size = read_partition(broker, topic_request.topic, partition_request,
+                                            request.isolation_level, budget, first=(total == 0))
             partitions.append(data)
-            has_error = has_error or data.error_code != ErrorCode.NONE
+            has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
             total += size
             budget = max(budget - size, 0)
         topics.append(FetchResponse.FetchableTopicResponse(topic=topic_request.topic, partitions=partitions))
     return FetchResponse(error_code=0, session_id=0, responses=topics), total, has_error
+
+
+def is_diverging(data: PartitionData) -> bool:
+    """Whether a partition's answer carries a diverging epoch (Kafka's FetchResponse.isDivergingEpoch)."""
+    return data.diverging_epoch.epoch >= 0 or data.diverging_epoch.end_offset >= 0
+
+
+def _said(epoch: int) -> int | None:
+    """Fetch takes any negative epoch for "not said" (Kafka's FetchRequest.optionalEpoch)."""
+    return epoch if epoch >= 0 else None
 
 
 def read_partition(broker, topic: str, request, isolation_level: int, budget: int, first: bool):
@@ -71,9 +108,7 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
     index = request.partition
     if partition is None:
         return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 0
-    # Fetch takes any negative epoch for "not said" (Kafka's FetchRequest.optionalEpoch)
-    epoch = request.current_leader_epoch
-    epoch_error = partition.check_leader_epoch(epoch if epoch >= 0 else None)
+    epoch_error = partition.check_leader(_said(request.current_leader_epoch))
     if epoch_error:
         return failed(index, epoch_error), 0
     max_bytes = min(request.partition_max_bytes, budget)
@@ -81,6 +116,45 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
         result = partition.read(request.fetch_offset, max_bytes, isolation_level, min_one_batch=first)
     except Exception as exc:
         return failed(index, error_code_for(exc)), 0
+    return answered(partition, index, result)
+
+
+def read_for_follower(broker, topic: str, request, replica_id: int, budget: int, first: bool, now: int):
+    partition = broker.partition(topic, request.partition)
+    index = request.partition
+    if partition is None:
+        return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 0
+    current_leader_epoch = _said(request.current_leader_epoch)
+    error = partition.check_follower_fetch(replica_id, current_leader_epoch)
+    if error:
+        return failed(index, error), 0
+    try:
+        diverging = None
+        if request.last_fetched_epoch >= 0:
+            diverging = partition.diverging_epoch(request.fetch_offset, request.last_fetched_epoch)
+        if diverging is not None:
+            epoch, end_offset = diverging
+            return PartitionData(partition_index=index, error_code=ErrorCode.NONE,
+                                 high_watermark=partition.high_watermark,
+                                 last_stable_offset=partition.last_stable_offset,
+                                 log_start_offset=partition.log_start_offset,
+                                 diverging_epoch=FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end_offset),
+                                 aborted_transactions=None, records=b""), 0
+        result = partition.read_for_follower(request.fetch_offset, min(request.partition_max_bytes, budget),
+                                             min_one_batch=first)
+    except Exception as exc:
+        return failed(index, error_code_for(exc)), 0
+    outcome = partition.follower_fetched(replica_id, request.fetch_offset, request.log_start_offset,
+                                         broker_epoch=-1, now_ms=now,
+                                         sent_leader_epoch=current_leader_epoch is not None)
+    if outcome.error:
+        return failed(index, outcome.error), 0
+    if outcome.alter_partition is not None:
+        broker.alter_partition_manager.submit(partition, outcome.alter_partition)
+    return answered(partition, index, result)
+
+
+def answered(partition, index: int, result):
     records = result.read_bytes() if result.size_bytes else b""
     return PartitionData(partition_index=index, error_code=ErrorCode.NONE, high_watermark=partition.high_watermark,
                          last_stable_offset=partition.last_stable_offset,

@@ -1,13 +1,15 @@
 """ListOffsets (key 2): offsets by time, and the log's ends.
 
     timestamp -2  earliest: the log start offset
-    timestamp -1  latest: the high watermark, or the last stable offset for read_committed
+    timestamp -1  latest: the high watermark, or the last stable offset for read_committed;
+                  for a follower (replica_id >= 0) the log end offset, as Kafka answers it
     timestamp -3  max timestamp (v7+): the record with the largest timestamp
     timestamp t   the first offset whose record timestamp is >= t, found through the
                   time index (no such record: offset -1)
 
 v0 answers with a list of offsets (`old_style_offsets`); v1+ with one offset and its
 timestamp; v4+ with the leader epoch, and checks the epoch the client believes in.
+Only the leader answers (`Partition.check_leader`): a follower says NOT_LEADER_OR_FOLLOWER.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ def make_handler(broker):
     async def handle(request, context):
         topics = []
         for topic in request.topics:
-            partitions = [lookup(broker, topic.name, p, request.isolation_level, context.api_version)
+            partitions = [lookup(broker, topic.name, p, request.isolation_level, context.api_version,
+                                 request.replica_id)
                           for p in topic.partitions]
             topics.append(ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
         return ListOffsetsResponse(topics=topics)
@@ -33,17 +36,19 @@ def make_handler(broker):
     return handle
 
 
-def lookup(broker, topic: str, request, isolation_level: int, version: int) -> PartitionResponse:
+def lookup(broker, topic: str, request, isolation_level: int, version: int,
+           replica_id: int = -1) -> PartitionResponse:
     index = request.partition_index
     partition = broker.partition(topic, index)
     if partition is None:
         return PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
-    epoch_error = partition.check_leader_epoch(None if epoch == NO_LEADER_EPOCH else epoch)
+    epoch_error = partition.check_leader(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:
         return PartitionResponse(partition_index=index, error_code=epoch_error)
     timestamp, offset = -1, -1
-    end = partition.visible_end(isolation_level)
+    # a follower (replica id >= 0) reads up to the leader's LEO, a consumer up to what it may see
+    end = partition.log_end_offset if replica_id >= 0 else partition.visible_end(isolation_level)
     if request.timestamp == EARLIEST:
         offset = partition.log_start_offset
     elif request.timestamp == LATEST:

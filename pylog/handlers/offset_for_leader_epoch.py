@@ -8,7 +8,9 @@ about and where it ended, from the log's leader-epoch cache
 at the log end offset, a later epoch ends where the next one starts, an epoch older than
 every entry ends where the first entry starts, and one the log has never seen (above
 the latest, or -1) gets UNDEFINED_EPOCH_OFFSET (leader epoch -1, end offset -1). The
-epoch the client believes current is checked first (`Partition.check_leader_epoch`).
+epoch the client believes current is checked first, and only the leader answers
+(`Partition.check_leader`: NOT_LEADER_OR_FOLLOWER on a follower, as Kafka's does for every
+requester but its debugging id).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def end_of_epoch(broker, topic: str, request) -> EpochEndOffset:
     if partition is None:
         return EpochEndOffset(partition=request.partition, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
-    epoch_error = partition.check_leader_epoch(None if epoch == NO_LEADER_EPOCH else epoch)
+    epoch_error = partition.check_leader(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:
         return EpochEndOffset(partition=request.partition, error_code=epoch_error)
     leader_epoch, end_offset = partition.end_offset_for_epoch(request.leader_epoch)

@@ -10,17 +10,23 @@ does, in Kafka's order:
    impossible (CORRUPT_MESSAGE with Kafka's message).
 2. Per partition: an unknown topic or partition (UNKNOWN_TOPIC_OR_PARTITION); the records
    field itself (one whole magic-2 batch, no zstd before v7); an internal topic
-   (INVALID_TOPIC_EXCEPTION: only the broker writes `__consumer_offsets`); then the append,
-   whose validation errors come back as Kafka's codes, with the record errors (v8+) and
-   the message Kafka sends for per-record errors only.
+   (INVALID_TOPIC_EXCEPTION: only the broker writes `__consumer_offsets`); a partition this
+   broker does not lead (NOT_LEADER_OR_FOLLOWER); acks=-1 with the ISR smaller than the
+   effective min.insync.replicas (NOT_ENOUGH_REPLICAS, nothing written,
+   `Partition.check_append`); then the append, whose validation errors come back as Kafka's
+   codes, with the record errors (v8+) and the message Kafka sends for per-record errors
+   only.
 
 A failed partition answers base offset -1, and the log start offset only where Kafka
 reports it (not for a corrupt or oversized batch, nor for a request-level refusal).
 
 acks: 0 gets no response at all; when such a request fails for any partition the
 connection is closed instead, as Kafka does, so that the producer refreshes its metadata.
-1 and -1 (all) are answered once the append is done: with one replica the high watermark
-moves at once. Other values: INVALID_REQUIRED_ACKS.
+1 is answered once the append is done. -1 (all) waits, for each partition that appended,
+until its high watermark passes the appended records or the request's `timeout_ms` is over
+(pylog/replication/delayed_produce.py: REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+with one replica the high watermark moves at once and nothing waits. Other values:
+INVALID_REQUIRED_ACKS.
 
 An idempotent producer's retry of a batch the log already holds is a duplicate: storage
 recognises it from the producer's last five batches and pylog answers with the offset the
@@ -36,8 +42,9 @@ from protocol.messages import ProduceResponse
 from protocol.records import TRANSACTIONAL_BIT
 from pylog.clock import now_ms
 from pylog.dispatch import CloseConnection
-from pylog.errors import error_code_for, is_known_error
+from pylog.errors import BrokerError, error_code_for, is_known_error
 from pylog.metadata import INTERNAL_TOPICS
+from pylog.replication.delayed_produce import PendingAcks, await_acks
 from storage import errors as storage_errors
 from storage.log_validator import check_produce_records, first_batch_attributes
 
@@ -64,13 +71,16 @@ def make_handler(broker):
         now = now_ms()
         responses = []
         failed = []
+        waiting: list[tuple[PartitionResponse, PendingAcks]] = []
         for topic_data in request.topic_data:
             partition_responses = []
             for data in topic_data.partition_data:
                 if acks not in (0, 1, -1):
                     result = failure(data.index, ErrorCode.INVALID_REQUIRED_ACKS)
                 else:
-                    result = append_partition(broker, topic_data.name, data, version, now)
+                    result, pending = append_partition(broker, topic_data.name, data, version, now, acks)
+                    if pending is not None:
+                        waiting.append((result, pending))
                 if result.error_code != ErrorCode.NONE:
                     failed.append(f"{topic_data.name}-{data.index}: {ErrorCode(result.error_code).name}")
                 partition_responses.append(result)
@@ -80,6 +90,10 @@ def make_handler(broker):
             if failed:
                 raise CloseConnection("error during an acks=0 produce request (" + ", ".join(failed) + ")")
             return None
+        if waiting:
+            await await_acks(broker.waiters, [pending for _, pending in waiting], request.timeout_ms)
+            for result, pending in waiting:
+                result.error_code = pending.error
         return ProduceResponse(responses=responses)
 
     return handle
@@ -117,22 +131,28 @@ def failure(index: int, code: ErrorCode, *, log_start_offset: int = -1, message:
                                             for i, m in record_errors])
 
 
-def append_partition(broker, topic: str, data, version: int, now: int) -> PartitionResponse:
+def append_partition(broker, topic: str, data, version: int, now: int,
+                     acks: int) -> tuple[PartitionResponse, PendingAcks | None]:
+    """The partition's answer, and for acks=-1 after a successful append what it waits for."""
     partition = broker.partition(topic, data.index)
     if partition is None:
         if topic not in broker.metadata.topics and broker.maybe_auto_create(topic) is not None:
             partition = broker.partition(topic, data.index)
         if partition is None:
-            return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None
     records = data.records or b""
     try:
         batch_bytes = check_produce_records(records, version)
     except Exception as exc:
-        return failure(data.index, error_code_for(exc))
+        return failure(data.index, error_code_for(exc)), None
     if topic in INTERNAL_TOPICS:
-        return failure(data.index, ErrorCode.INVALID_TOPIC_EXCEPTION)
+        return failure(data.index, ErrorCode.INVALID_TOPIC_EXCEPTION), None
     if batch_bytes < len(records):
         records = memoryview(records)[:batch_bytes]  # a partial batch after it: Kafka drops those bytes
+    try:
+        partition.check_append(acks)
+    except BrokerError as exc:   # Kafka tells no log start offset with these
+        return failure(data.index, exc.code), None
     try:
         info = partition.append(records, now)
     except Exception as exc:
@@ -143,10 +163,15 @@ def append_partition(broker, topic: str, data, version: int, now: int) -> Partit
             log.debug("append to %s-%d refused: %s", topic, data.index, exc)
         if isinstance(exc, storage_errors.InvalidRecords):
             return failure(data.index, code, log_start_offset=partition.log_start_offset,
-                           message=exc.kafka_message, record_errors=exc.record_errors)
+                           message=exc.kafka_message, record_errors=exc.record_errors), None
         start = -1 if isinstance(exc, _NO_LOG_START_OFFSET) else partition.log_start_offset
-        return failure(data.index, code, log_start_offset=start)
+        return failure(data.index, code, log_start_offset=start), None
     # A retried batch the log already holds (idempotent producer) comes back as a duplicate
     # with the offsets it got the first time: the same answer, nothing written twice.
-    return PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
-                             log_append_time_ms=info.log_append_time_ms, log_start_offset=info.log_start_offset)
+    result = PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
+                               log_append_time_ms=info.log_append_time_ms, log_start_offset=info.log_start_offset)
+    pending = None
+    if acks == -1:
+        pending = PendingAcks(partition, info.last_offset + 1,
+                              is_open=lambda: broker.partition(topic, data.index) is partition)
+    return result, pending

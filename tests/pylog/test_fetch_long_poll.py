@@ -78,7 +78,7 @@ def test_a_partition_with_an_error_answers_a_long_poll_at_once(topics, failing, 
 
 def test_a_fenced_leader_epoch_answers_a_long_poll_at_once(kafka_broker, topics):
     # One node never changes leaders; a leader at epoch 2 stands in for one that did.
-    kafka_broker.call(lambda: setattr(kafka_broker.broker.partition("empty", 0), "leader_epoch", 2))
+    kafka_broker.call(lambda: kafka_broker.broker.partition("empty", 0).lead_alone(2))
     elapsed_s, partitions = timed_fetch(topics, fetch_request([("empty", 0, 0, 1)]))
     assert elapsed_s < AT_ONCE_S
     assert partitions[("empty", 0)].error_code == ErrorCode.FENCED_LEADER_EPOCH

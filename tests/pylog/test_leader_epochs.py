@@ -116,7 +116,7 @@ def test_every_api_checks_the_current_leader_epoch_through_the_partition(kafka_b
     # a client at epoch 1 is fenced, one at 3 is ahead, one at 2 or not saying (-1) is served.
     client = RawClient(kafka_broker.bootstrap_servers)
     produce_three(client, "checked")
-    kafka_broker.call(lambda: kafka_broker.broker.partition("checked", 0).make_leader(2))
+    kafka_broker.call(lambda: kafka_broker.broker.partition("checked", 0).lead_alone(2))
     cases = {1: ErrorCode.FENCED_LEADER_EPOCH, 3: ErrorCode.UNKNOWN_LEADER_EPOCH, 2: ErrorCode.NONE, -1: ErrorCode.NONE}
     for current, code in cases.items():
         fetched = client.request(FETCH, 12, fetch_request("checked", 0, current_leader_epoch=current))
@@ -157,7 +157,7 @@ def test_offset_for_leader_epoch_answers_from_the_epoch_cache_after_a_leader_cha
     client = RawClient(kafka_broker.bootstrap_servers)
     produce_three(client, "changed")
     partition = kafka_broker.call(lambda: kafka_broker.broker.partition("changed", 0))
-    kafka_broker.call(lambda: partition.make_leader(2))
+    kafka_broker.call(lambda: partition.lead_alone(2))
     produce_three(client, "changed")
     assert (partition.log.dir / "leader-epoch-checkpoint").read_bytes() == b"0\n2\n0 0\n2 3\n"
     fetched = client.request(FETCH, 12, fetch_request("changed", 3)).responses[0].partitions[0]
@@ -168,7 +168,7 @@ def test_offset_for_leader_epoch_answers_from_the_epoch_cache_after_a_leader_cha
         assert (answer.error_code, answer.leader_epoch, answer.end_offset) == (ErrorCode.NONE, epoch, end_offset), \
             leader_epoch
     # An epoch not above the current one is no leader change: nothing is recorded.
-    kafka_broker.call(lambda: partition.make_leader(1))
+    kafka_broker.call(lambda: partition.lead_alone(1))
     assert partition.leader_epoch == 2
     assert partition.log.epoch_entries == [(0, 0), (2, 3)]
 
@@ -178,7 +178,7 @@ def test_the_leader_epoch_and_its_history_survive_a_restart(tmp_path):
         client = RawClient(embedded.bootstrap_servers)
         embedded.call(lambda: embedded.broker.create_topic("kept", 1))
         produce_three(client, "kept")
-        embedded.call(lambda: embedded.broker.partition("kept", 0).make_leader(4))
+        embedded.call(lambda: embedded.broker.partition("kept", 0).lead_alone(4))
         produce_three(client, "kept")
         embedded.restart()
         partition = embedded.call(lambda: embedded.broker.partition("kept", 0))
