@@ -68,6 +68,9 @@ def make_handler(broker):
             if acks == 0:
                 raise CloseConnection(f"acks=0 produce request refused with {code.name}")
             return answer_all(request, code, message)
+        for topic_data in request.topic_data:
+            if topic_data.name not in broker.metadata.topics:
+                await broker.maybe_auto_create(topic_data.name)
         now = now_ms()
         responses = []
         failed = []
@@ -136,10 +139,7 @@ def append_partition(broker, topic: str, data, version: int, now: int,
     """The partition's answer, and for acks=-1 after a successful append what it waits for."""
     partition = broker.partition(topic, data.index)
     if partition is None:
-        if topic not in broker.metadata.topics and broker.maybe_auto_create(topic) is not None:
-            partition = broker.partition(topic, data.index)
-        if partition is None:
-            return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None
+        return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None
     records = data.records or b""
     try:
         batch_bytes = check_produce_records(records, version)
