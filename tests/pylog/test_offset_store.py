@@ -131,12 +131,27 @@ def embedded(tmp_path):
 
 
 def new_store(embedded, coordinator=None, load: bool = True) -> OffsetStore:
+    """A store of its own over the broker's `__consumer_offsets` (created first, through
+    the controller, as a FindCoordinator would)."""
+    embedded.call(lambda: embedded.broker.offset_store.ensure_topic())
+
     def make():
         store = OffsetStore(BrokerView(embedded.broker, coordinator))
         if load:
             store.load(T0)
         return store
     return embedded.call(make)
+
+
+def metadata_partitions(embedded, topic):
+    from protocol.messages import MetadataRequest
+    from tests.pylog.wire import RawClient
+    client = RawClient(embedded.bootstrap_servers)
+    try:
+        response = client.request(3, 12, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)]))
+    finally:
+        client.close()
+    return response.topics[0].partitions
 
 
 def on_loop(embedded, fn, *args, **kwargs):
@@ -260,12 +275,14 @@ def subscription(*topics: str) -> bytes:
 
 
 def test_topic_is_created_lazily_with_kafkas_configs(embedded):
-    store = new_store(embedded)
     assert OFFSETS_TOPIC not in embedded.broker.metadata.topics    # starting a broker stays cheap
+    store = new_store(embedded)
     assert on_loop(embedded, store.committed, "g") == {}
     on_loop(embedded, store.commit, "g", {("t", 0): CommittedOffset(1, commit_timestamp_ms=T0)}, T0)
     topic = embedded.broker.metadata.topics[OFFSETS_TOPIC]
     assert topic.num_partitions == 5
+    # offsets.topic.replication.factor 3, capped at the one broker registered
+    assert {len(p.replica_nodes) for p in metadata_partitions(embedded, OFFSETS_TOPIC)} == {1}
     assert topic.is_internal
     assert topic.configs == {"cleanup.policy": "compact", "segment.bytes": str(100 * 1024 * 1024),
                              "compression.type": "producer"}
