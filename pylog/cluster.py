@@ -44,6 +44,8 @@ from pathlib import Path
 from protocol import headers
 from protocol.messages import MetadataRequest, RequestHeader
 
+from pylog.metadata import random_kafka_uuid
+
 CONTROLLER_NODE_ID = 3000
 READY_PREFIX = "pylog ready on "
 START_TIMEOUT_S = 60.0
@@ -66,6 +68,11 @@ class NodeProcess:
         return self.process is not None and self.process.poll() is None
 
     def start(self) -> None:
+        self.spawn()
+        self.port = self._wait_ready()
+
+    def spawn(self) -> None:
+        """Start the process; `wait_ready` then waits for its ready line."""
         command = [sys.executable, "-m", "pylog", "serve", "--host", "127.0.0.1", "--port", str(self.port),
                    "--data-dir", str(self.data_dir)]
         for key, value in self.overrides.items():
@@ -74,6 +81,8 @@ class NodeProcess:
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_file,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
         log_file.close()
+
+    def wait_ready(self) -> None:
         self.port = self._wait_ready()
 
     def _wait_ready(self) -> int:
@@ -118,7 +127,9 @@ class Cluster:
         self._own_dir = data_dir is None
         self.data_dir = Path(tempfile.mkdtemp(prefix="pylog-cluster-")) if data_dir is None else Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.config = {k: str(v) for k, v in (config or {}).items()}
+        # every node formatted with one cluster id, as kafka-storage format does it
+        self.cluster_id = random_kafka_uuid()
+        self.config = {"cluster.id": self.cluster_id, **{k: str(v) for k, v in (config or {}).items()}}
         self.controller = NodeProcess(CONTROLLER_NODE_ID, self.data_dir / "controller",
                                       {"process.roles": "controller", "node.id": str(CONTROLLER_NODE_ID),
                                        **self.config}, self.data_dir / "controller.log")
@@ -135,8 +146,10 @@ class Cluster:
             node = NodeProcess(node_id, self.data_dir / f"broker-{node_id}", overrides,
                                self.data_dir / f"broker-{node_id}.log")
             self.brokers[node_id] = node
+        for node in self.brokers.values():   # all at once: they register in parallel
+            node.spawn()
         for node in self.brokers.values():
-            node.start()
+            node.wait_ready()
         return self
 
     def close(self) -> None:
