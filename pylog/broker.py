@@ -365,6 +365,11 @@ class Broker:
 
     # -- group coordinator ---------------------------------------------------------------
 
+    def offsets_partitions_led(self) -> list[int]:
+        """The `__consumer_offsets` partitions this broker leads."""
+        return [index for (topic, index), partition in self.partitions.items()
+                if topic == OFFSETS_TOPIC and partition.is_leader]
+
     def on_offsets_partition_leadership(self, index: int, is_leader: bool, leader_epoch: int) -> None:
         """This broker became (`is_leader`) or stopped being the leader of `__consumer_offsets`
         partition `index` at `leader_epoch`: the group coordinator loads or gives up the

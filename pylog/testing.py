@@ -94,6 +94,22 @@ class EmbeddedBroker:
             return result
         return self._run(run())
 
+    def wait_for_group_coordinator(self, timeout_s: float = 30) -> None:
+        """Create `__consumer_offsets` if it does not exist yet (as a client's first
+        FindCoordinator does) and wait until this broker has loaded every partition of it
+        it leads: then raw group requests (JoinGroup, OffsetCommit, ...) sent without a
+        FindCoordinator first are answered instead of getting NOT_COORDINATOR or
+        COORDINATOR_LOAD_IN_PROGRESS."""
+        async def wait():
+            broker = self.broker
+            await broker.offset_store.ensure_topic()
+            deadline = asyncio.get_running_loop().time() + timeout_s
+            while broker.group_coordinator.partitions.any_loading() or not broker.offsets_partitions_led():
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TimeoutError("the group coordinator did not finish loading")
+                await asyncio.sleep(0.01)
+        self._run(wait(), timeout_s + 5)
+
     def _run(self, coroutine, timeout_s: float = 60):
         future: concurrent.futures.Future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(timeout_s)

@@ -46,6 +46,7 @@ def restart(embedded: EmbeddedBroker) -> None:
 def embedded(tmp_path):
     broker = EmbeddedBroker(tmp_path / "data", config={"num.partitions": 2})
     broker.start()
+    broker.wait_for_group_coordinator()   # raw requests below skip FindCoordinator
     yield broker
     broker.stop()
 
