@@ -518,19 +518,3 @@ def test_a_deleted_and_recreated_topic_does_not_resume_at_old_offsets(embedded):
     with WireClient(embedded.bootstrap_servers) as client:
         assert fetch_single(client, 7, "g-simple", None) == {("other", 0): (7, "kept", -1, 0)}
         assert fetch_single(client, 7, "g-second", None) == {}
-
-
-def test_a_topic_deletion_finished_after_a_crash_removes_the_offsets_too(embedded):
-    from pylog.metadata import ClusterMetadata
-
-    with WireClient(embedded.bootstrap_servers) as client:
-        create_topic(client, "doomed", 1)
-        client.request(8, 8, commit_request("g-crash", {("doomed", 0): (3, "", -1, -1)}))
-    embedded.stop()
-    # the crash came right after the deletion was marked
-    ClusterMetadata.load(embedded.data_dir, 1).mark_deleting("doomed")
-    embedded.start()
-    assert "doomed" not in embedded.call(lambda: dict(embedded.broker.metadata.topics))
-    with WireClient(embedded.bootstrap_servers) as client:
-        assert fetch_single(client, 7, "g-crash", None) == {}
-    assert offsets_records(embedded, "g-crash")[-1] == (("g-crash", "doomed", 0), None)
