@@ -18,7 +18,7 @@ over Kafka's protocol. Killing any broker leaves the controller and the others u
     <data_dir>/broker-<id>/      each broker's log directory
 
 `stop(node_id)` sends SIGTERM: a controlled shutdown (the broker's leaderships move first).
-`kill(node_id)` sends SIGKILL. `restart(node_id)` starts a stopped or killed node again on
+`kill(node_id)` sends SIGKILL. `pause(node_id)` / `resume(node_id)` send SIGSTOP / SIGCONT. `restart(node_id)` starts a stopped or killed node again on
 the port it had (stopping it first if it runs). `leader(topic, partition)` asks a live
 broker's Metadata. `close()` (or leaving the `with`) stops every node and removes a data
 directory the cluster created.
@@ -186,6 +186,15 @@ class Cluster:
         node = self._node(node_id)
         node.signal(signal.SIGTERM)
         node.wait()
+
+    def pause(self, node_id: int) -> None:
+        """SIGSTOP: the node freezes (no heartbeats, no fetches, sockets left open), as a
+        process stalled by a long GC pause or a hung disk would."""
+        self._node(node_id).signal(signal.SIGSTOP)
+
+    def resume(self, node_id: int) -> None:
+        """SIGCONT: a paused node goes on where it stopped."""
+        self._node(node_id).signal(signal.SIGCONT)
 
     def restart(self, node_id: int) -> None:
         """Start the node again with its node id, port and data (stopping it first if it runs)."""
