@@ -3,7 +3,9 @@
 Kafka hashes the group id (key_type 0) or transactional id (key_type 1) onto a partition
 of `__consumer_offsets` / `__transaction_state` and answers that partition's leader, as
 the metadata this broker follows says; a partition without a leader gets
-COORDINATOR_NOT_AVAILABLE (the client retries). Transactions have no coordinator in pylog
+COORDINATOR_NOT_AVAILABLE (the client retries). When this broker is still loading that
+partition (just elected, or `__consumer_offsets` just created by this very request), the
+answer waits for the load, up to 5 s, so the group's next request finds it ready. Transactions have no coordinator in pylog
 yet: a transactional id gets this broker. v4+ asks for
 several keys at once (`coordinator_keys`) and gets one entry per key.
 
@@ -13,16 +15,19 @@ for brokers that advertise FindCoordinator (its feature map ties LZ4 to this API
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FindCoordinatorResponse
 
 from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator.partitions import LoadState
 
 log = logging.getLogger("pylog.find_coordinator")
 
 GROUP, TRANSACTION = 0, 1
+LOAD_WAIT_S = 5.0
 
 
 def make_handler(broker):
@@ -34,6 +39,8 @@ def make_handler(broker):
                 await broker.offset_store.ensure_topic()
             except Exception as e:   # answered below: no leader for the group's partition
                 log.warning("creating %s failed: %s", OFFSETS_TOPIC, e)
+            keys = request.coordinator_keys if context.api_version >= 4 else [request.key]
+            await wait_loaded(broker, keys)
         host, port = broker.advertised_address()
         if context.api_version >= 4:
             coordinators = [coordinator(broker, key, request.key_type, host, port) for key in request.coordinator_keys]
@@ -61,6 +68,20 @@ def coordinator(broker, key: str, key_type: int, host: str, port: int) -> FindCo
         node_id, host, port = leader
     return FindCoordinatorResponse.Coordinator(key=key, node_id=node_id if key_type == GROUP else broker.node_id,
                                                host=host, port=port, error_code=ErrorCode.NONE, error_message=None)
+
+
+async def wait_loaded(broker, group_ids, timeout_s: float = LOAD_WAIT_S) -> None:
+    """Wait (bounded) while this broker is loading the `__consumer_offsets` partitions of
+    `group_ids`, so that the client's next request finds its group loaded rather than
+    COORDINATOR_LOAD_IN_PROGRESS. A partition led elsewhere, or a load that takes longer,
+    is answered as it is: clients retry either."""
+    partitions = broker.group_coordinator.partitions
+    indexes = {broker.offset_store.partition_for(group_id) for group_id in group_ids}
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while any(partitions.state(i) is LoadState.LOADING for i in indexes):
+        if asyncio.get_running_loop().time() > deadline:
+            return
+        await asyncio.sleep(0.005)
 
 
 def group_coordinator_node(broker, group_id: str) -> tuple[int, str, int] | None:
