@@ -78,8 +78,9 @@ def test_consumer_offsets_is_compacted_and_a_restart_loads_the_live_offsets(tmp_
     try:
         store = broker.broker.offset_store
 
+        broker.wait_for_group_coordinator()
+
         def commit_many() -> None:
-            store.ensure_topic()
             for n in range(20_000):
                 store.commit(f"group-{n % 10}", {("orders", p): CommittedOffset(n) for p in range(3)})
 
@@ -93,6 +94,7 @@ def test_consumer_offsets_is_compacted_and_a_restart_loads_the_live_offsets(tmp_
         broker.stop()
     again = EmbeddedBroker(tmp_path / "data", config=config).start()
     try:
+        again.wait_for_group_coordinator()   # the partition is loaded as this broker is elected
         store = again.broker.offset_store
         assert again.call(lambda: {f"group-{g}": store.committed(f"group-{g}") for g in range(10)}) == expected
         assert expected["group-9"][("orders", 2)].offset == 19_999

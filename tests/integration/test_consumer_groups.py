@@ -576,6 +576,7 @@ def test_a_members_client_host_is_its_address_as_java_prints_it(tmp_path, host, 
 
     with EmbeddedBroker(tmp_path / "data", host=host) as embedded, \
             WireClient(f"{host}:{embedded.port}") as client:
+        embedded.wait_for_group_coordinator()   # the raw JoinGroup skips FindCoordinator
         joined = client.request(11, 0, JoinGroupRequest(
             group_id="hosts", session_timeout_ms=10_000, member_id="", protocol_type="consumer",
             protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")]))
