@@ -14,7 +14,7 @@
       ├── DataWaiters       long-poll fetches and acks=-1 produces parked until an append or a HW rise
       ├── FetcherManager    follower partitions' fetchers, one per leader (pylog/replication/)
       ├── AlterPartitionManager  the leaders' ISR changes to the controller, the ISR-shrink timer
-      ├── ProducerIdManager producer ids, never handed out twice (pylog/producer_ids.py)
+      ├── ProducerIdManager producer ids in blocks from the controller (pylog/producer_ids.py)
       ├── GroupCoordinator  classic consumer groups of the __consumer_offsets partitions led here
       ├── OffsetStore       committed offsets and group metadata in __consumer_offsets
       └── Dispatcher        API key -> handler, with the advertised version ranges
@@ -240,7 +240,6 @@ class Broker:
                                            producer_id_expiration_ms=self.config.producer_id_expiration_ms,
                                            flush_listener=self.log_flusher.schedule,
                                            is_stray=lambda tp, path: self._stray_reason(image, *tp, path))
-        self.producer_ids = ProducerIdManager.load(self.log_dir, self._largest_producer_id())
         self.high_watermarks = HighWatermarkCheckpoint(self.log_dir)
         self.high_watermarks.create_if_missing()
         # The partitions of this node, as the metadata last said; the group coordinator
@@ -253,6 +252,8 @@ class Broker:
             self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish(image)
             self.metadata_follower.start_fetching()
             await self.metadata_follower.catch_up()
+        self.producer_ids = ProducerIdManager(self.controller_channel, self.node_id,
+                                              lambda: self.metadata.broker_epoch)
         self.lifecycle = BrokerLifecycle(
             node_id=self.node_id, cluster_id=cluster_id, channel=self.controller_channel,
             listeners=[self.advertised_listener()], rack=self.config.get("broker.rack"),
@@ -294,11 +295,6 @@ class Broker:
         if registration is not None and self.node_id not in registration.replicas:
             return f"node {self.node_id} is not a replica of {topic}-{index}"
         return None
-
-    def _largest_producer_id(self) -> int:
-        """The largest producer id any loaded partition remembers (-1: none)."""
-        return max((producer_id for partition_log in self.log_manager.logs.values()
-                    for producer_id in partition_log.producer_state), default=-1)
 
     async def stop(self) -> None:
         # Controlled shutdown first, while requests are still served: the controller moves

@@ -1,79 +1,90 @@
-"""Producer ids: each one handed out once, across restarts and crashes too.
+"""Producer ids: each one handed out once in the whole cluster, across restarts and crashes.
 
 An idempotent producer's batches are checked per producer id (storage/producer_state.py):
 a second producer given an id that a partition already knows would have its first batch
 (sequence 0) refused as out of order, or worse, be taken for the first one. So an id is
-never handed out twice.
+never handed out twice, by any broker.
 
-Kafka's controller hands out ids in blocks of 1000 (`ProducerIdControlManager`) and
-writes the first id of the next block (`ProducerIdsRecord`) to the metadata log before
-any id of the block is used; a restarted broker takes a new block, so the unused rest of
-the old one is skipped, never repeated. pylog's one node keeps the same fact in a file:
+Kafka's way (`RPCProducerIdManager` on the broker, `ProducerIdControlManager` on the
+controller), and pylog's: a broker asks the controller for a block of 1000 ids
+(AllocateProducerIds, with its broker epoch); the controller commits the first id of the
+next block (`ProducerIdsRecord`) to the metadata log before it answers, so no block is
+handed out twice. The broker hands out the ids of its block in order and asks for the next
+block when it runs out. A restarted broker asks for a new block: the unused rest of the old
+one is skipped, never repeated.
+
+Failures: a controller out of reach, or refusing (STALE_BROKER_EPOCH while the broker
+re-registers), raises `ProducerIdsUnavailable`; the InitProducerId handler answers a
+retriable error and the client asks again.
+
+The single-node era kept the next block's start in a file of the data directory; the
+controller's first start converts it (pylog/controller/json_conversion.py):
 
     <log.dir>/pylog-producer-ids      checkpoint layout (storage/checkpoint.py):
                                         0                version
                                         1                one entry:
                                         2000             first id of the next block
 
-Invariants: every id handed out is below the recorded next-block start. On start the
-allocator begins at the recorded start, or at one past the largest producer id found in
-any loaded partition's producer state if that is higher: a data directory whose file is
-missing or behind (partitions written by another broker, a copied directory) still never
-gets an id its partitions know.
-
-Crash behaviour: the file is replaced whole (temp file, fsync, rename, directory fsync)
-BEFORE the first id of a new block is returned, so a crash at any point leaves a record
-at or above every id already handed out; a restart starts at the next block.
-
-Concurrency: owned by the broker's event loop; not thread-safe.
+Concurrency: owned by the broker's event loop; one block request at a time (a lock), so
+concurrent InitProducerId requests share the block that comes back.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Callable
 
-from storage.checkpoint import read_checkpoint_file, write_checkpoint_file
-from storage.config import LONG_MAX
+from protocol.error_codes import ErrorCode
+from protocol.messages import AllocateProducerIdsRequest
+from storage.checkpoint import read_checkpoint_file
 from storage.errors import CorruptCheckpoint
+
+from pylog.network_client import NodeUnavailable
 
 PRODUCER_IDS_FILE = "pylog-producer-ids"
 PRODUCER_IDS_FILE_VERSION = 0
 PRODUCER_ID_BLOCK_SIZE = 1000   # Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
+ALLOCATE_PRODUCER_IDS_VERSION = 0
 
 
-class ProducerIdsExhausted(Exception):
-    """No block of ids is left below the largest int64."""
+class ProducerIdsUnavailable(Exception):
+    """No block of ids could be had from the controller just now."""
 
 
 class ProducerIdManager:
-    def __init__(self, path: Path, first_id: int):
-        self.path = Path(path)
-        self._next_id = first_id
-        self._block_end = first_id  # no block claimed yet: the first id claims one
+    def __init__(self, channel, node_id: int, broker_epoch: Callable[[], int]):
+        self.channel = channel
+        self.node_id = node_id
+        self.broker_epoch = broker_epoch
+        self._next_id = 0
+        self._block_end = 0   # no block yet: the first id asks for one
+        self._asking = asyncio.Lock()
 
-    @classmethod
-    def load(cls, log_dir: Path, largest_in_use: int = -1) -> ProducerIdManager:
-        """The allocator of `log_dir`; `largest_in_use` is the largest producer id the
-        loaded partitions know (-1: none)."""
-        path = Path(log_dir) / PRODUCER_IDS_FILE
-        return cls(path, max(read_next_block_start(path), largest_in_use + 1))
-
-    def generate(self) -> int:
-        """A producer id never handed out before (raises ProducerIdsExhausted)."""
+    async def generate(self) -> int:
+        """A producer id never handed out before (raises ProducerIdsUnavailable)."""
         if self._next_id >= self._block_end:
-            if self._next_id > LONG_MAX - PRODUCER_ID_BLOCK_SIZE:
-                raise ProducerIdsExhausted(f"no block of {PRODUCER_ID_BLOCK_SIZE} producer ids is left "
-                                           f"after {self._next_id}")
-            block_end = self._next_id + PRODUCER_ID_BLOCK_SIZE
-            write_checkpoint_file(self.path, PRODUCER_IDS_FILE_VERSION, [str(block_end)])
-            self._block_end = block_end
+            async with self._asking:
+                if self._next_id >= self._block_end:
+                    await self._next_block()
         producer_id = self._next_id
         self._next_id += 1
         return producer_id
 
+    async def _next_block(self) -> None:
+        try:
+            response = await self.channel.send(AllocateProducerIdsRequest(
+                broker_id=self.node_id, broker_epoch=self.broker_epoch()), ALLOCATE_PRODUCER_IDS_VERSION)
+        except NodeUnavailable as e:
+            raise ProducerIdsUnavailable(f"the controller could not be reached: {e}") from e
+        if response.error_code != ErrorCode.NONE:
+            raise ProducerIdsUnavailable(f"the controller refused a block: {ErrorCode(response.error_code).name}")
+        self._next_id = response.producer_id_start
+        self._block_end = response.producer_id_start + response.producer_id_len
+
 
 def read_next_block_start(path: Path) -> int:
-    """The recorded first id of the next block; 0 when the file is missing."""
+    """The first id of the next block recorded in a single-node era file; 0 when missing."""
     entries = read_checkpoint_file(path, PRODUCER_IDS_FILE_VERSION)
     if not entries:
         return 0

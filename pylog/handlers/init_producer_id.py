@@ -18,7 +18,7 @@ import logging
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import InitProducerIdResponse
-from pylog.producer_ids import ProducerIdsExhausted
+from pylog.producer_ids import ProducerIdsUnavailable
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
 
@@ -32,10 +32,11 @@ def make_handler(broker):
         if request.transactional_id is not None:
             return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE)
         try:
-            producer_id = broker.producer_ids.generate()
-        except (OSError, ProducerIdsExhausted) as exc:
-            log.error("no producer id to hand out: %s", exc)
-            return failed(ErrorCode.UNKNOWN_SERVER_ERROR)
+            producer_id = await broker.producer_ids.generate()
+        except ProducerIdsUnavailable as exc:
+            # Kafka's broker answers so while its next block is not there yet; clients retry
+            log.warning("no producer id to hand out yet: %s", exc)
+            return failed(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
         return InitProducerIdResponse(producer_id=producer_id, producer_epoch=0)
 
     return handle

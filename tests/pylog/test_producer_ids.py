@@ -16,7 +16,9 @@ import pytest
 from protocol.error_codes import ErrorCode
 from protocol.messages import InitProducerIdRequest, ProduceRequest
 from protocol.records import build_batch
-from pylog.producer_ids import PRODUCER_ID_BLOCK_SIZE, PRODUCER_IDS_FILE
+from pylog.controller import bootstrap
+from pylog.controller.metadata_log import MetadataLog, partition_dir
+from pylog.producer_ids import PRODUCER_ID_BLOCK_SIZE
 from pylog.testing import EmbeddedBroker
 from tests.pylog.wire import RawClient
 
@@ -69,31 +71,16 @@ def test_an_id_without_an_epoch_or_an_epoch_without_an_id_is_invalid(kafka_broke
     assert init_producer_id(client, -1, 3) == (ErrorCode.INVALID_REQUEST, -1, -1)
 
 
-def test_the_next_block_is_on_disk_before_its_first_id_is_handed_out(kafka_broker):
-    client = RawClient(kafka_broker.bootstrap_servers)
-    first = new_id(client)
-    lines = (kafka_broker.data_dir / PRODUCER_IDS_FILE).read_text().splitlines()
-    assert lines == ["0", "1", str(first + PRODUCER_ID_BLOCK_SIZE)]
-
-
-def test_ids_the_partitions_know_are_not_handed_out_without_the_block_file(tmp_path):
-    # A previous broker left producer 0 at sequence 2,999 in one partition and producer
-    # 4321 (a client's id from elsewhere) in another; the id-block file is gone.
-    with EmbeddedBroker(tmp_path) as previous:
-        client = RawClient(previous.bootstrap_servers)
-        previous.call(lambda: previous.broker.create_topic("held", 1))
-        previous.call(lambda: previous.broker.create_topic("other", 1))
-        assert new_id(client) == 0
-        assert produce(client, "held", 0, 0, 3000) == ErrorCode.NONE
-        assert produce(client, "other", 4321, 0, 1) == ErrorCode.NONE
-        client.close()
-    (tmp_path / PRODUCER_IDS_FILE).unlink()
-
+def test_the_next_block_is_committed_to_the_metadata_log_before_its_first_id_is_handed_out(tmp_path):
     with EmbeddedBroker(tmp_path) as embedded:
         client = RawClient(embedded.bootstrap_servers)
-        producer_id = new_id(client)
-        assert producer_id > 4321
-        # The new idempotent producer's first batch is accepted where producer 0 wrote.
-        assert produce(client, "held", producer_id, 0, 5) == ErrorCode.NONE
-        assert produce(client, "held", producer_id, 5, 5) == ErrorCode.NONE
+        first = new_id(client)
+        assert [new_id(client) for _ in range(3)] == [first + 1, first + 2, first + 3]   # same block
         client.close()
+    # what the controller committed, read back from the metadata log itself
+    log = MetadataLog.open(partition_dir(tmp_path), now_ms=0)
+    try:
+        image = bootstrap.replay(log)
+    finally:
+        log.close()
+    assert image.next_producer_id == first + PRODUCER_ID_BLOCK_SIZE

@@ -19,7 +19,8 @@ from pylog.controller.metadata_fetch import answer_metadata_fetch
 from pylog.controller.metadata_log import MetadataLog, partition_dir, read_quorum_state
 from pylog.metadata import kafka_uuid_text, load_cluster_id, read_partition_metadata
 from pylog.metadata_image import TOPIC_RESOURCE
-from pylog.producer_ids import ProducerIdManager
+from pylog.producer_ids import PRODUCER_IDS_FILE
+from storage.checkpoint import write_checkpoint_file
 
 NOW_MS = 1_700_000_000_000
 
@@ -173,8 +174,8 @@ def old_data_dir(tmp_path):
         "gone": {"topic_id": str(gone_id), "partitions": 1, "leader_epochs": [2], "configs": {},
                  "deleting": True}}}
     (tmp_path / "pylog-topics.json").write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
-    manager = ProducerIdManager.load(tmp_path)
-    assert manager.generate() == 0                              # block [0, 1000) claimed
+    # the single-node era's producer-id file: block [0, 1000) claimed
+    write_checkpoint_file(tmp_path / PRODUCER_IDS_FILE, 0, ["1000"])
     return state, orders_id, events_id, gone_id
 
 
