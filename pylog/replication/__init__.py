@@ -9,7 +9,16 @@ Modules:
     follower_state    the leader's record of one follower: its LEO, log start, lag
                       bookkeeping (last_caught_up_time_ms) and ISR eligibility (Kafka's
                       Replica / ReplicaState)
+    replica_fetcher   a follower's fetcher: one task per leader broker, Fetch v12 as a
+                      replica, append, HW, truncation on a diverging epoch or an
+                      out-of-range offset (Kafka's ReplicaFetcherThread)
+    fetcher_manager   which fetcher each followed partition is in (ReplicaFetcherManager)
+    alter_partition_manager
+                      the leader's AlterPartition requests to the controller, one in
+                      flight, and the ISR-shrink timer (AlterPartitionManager)
+    delayed_produce   acks=-1 produces waiting for the HW (DelayedProduce)
 
-Everything here is pure: no I/O, no asyncio, no storage log. The broker feeds events and
-acts on the outcomes.
+The first three are pure: no I/O, no asyncio, no storage log. The broker
+(pylog/partition.py) feeds them events and acts on the outcomes; the others run on the
+broker's event loop.
 """

@@ -55,12 +55,16 @@ class AlterPartitionManager:
         self.queued: dict[tuple[str, int], tuple[object, object]] = {}   # key -> (partition, request)
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
+        self._stopping = False
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._isr_expiration())]
 
     async def stop(self) -> None:
+        # `_stopping` ends the sender even if a channel's asyncio.wait_for swallowed the cancel
+        self._stopping = True
+        self._wake.set()
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -95,9 +99,11 @@ class AlterPartitionManager:
     # -- the sender ------------------------------------------------------------------------
 
     async def _send_loop(self) -> None:
-        while True:
+        while not self._stopping:
             await self._wake.wait()
             self._wake.clear()
+            if self._stopping:
+                return
             if not self.queued:
                 continue
             channel = getattr(self.broker, "controller_channel", None)

@@ -119,6 +119,7 @@ class ReplicaFetcher:
         self.targets: dict[tuple[str, int], FetchTarget] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self._stopping = False
 
     # -- membership ----------------------------------------------------------------------
 
@@ -126,7 +127,7 @@ class ReplicaFetcher:
         """Fetch `partition` from now on (again from its LEO, at once)."""
         self.targets[partition.key] = FetchTarget(partition)
         self._wake.set()
-        if self._task is None:
+        if self._task is None and not self._stopping:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     def remove(self, key) -> None:
@@ -136,16 +137,22 @@ class ReplicaFetcher:
         self.client.retarget(host, port)
 
     async def stop(self) -> None:
+        # The connection first: a fetch in flight fails with NodeUnavailable, which the
+        # loop takes (a cancelled send would leave its answer's failure unread).
+        # The loop also checks `_stopping`: asyncio.wait_for (3.11) can swallow a cancel
+        # that meets a completed wait, and the loop must end anyway.
+        self._stopping = True
+        self._wake.set()
         task, self._task = self._task, None
+        await self.client.close()
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        await self.client.close()
 
     # -- the loop ------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self._round()
             except asyncio.CancelledError:
