@@ -213,17 +213,20 @@ class Cluster:
         return [node_id for node_id, node in self.brokers.items() if node.running]
 
     def leader(self, topic: str, partition: int, timeout_s: float = 30.0) -> int:
-        """The node id of the partition's current leader, waiting while it has none."""
+        """The node id of the partition's current leader: a running broker that live
+        brokers' Metadata names as leader (waiting while there is none, e.g. until the
+        controller has noticed that the last one was killed)."""
         deadline = time.monotonic() + timeout_s
         while True:
-            for node_id in self.running_brokers():
+            running = self.running_brokers()
+            for node_id in running:
                 try:
                     response = _metadata(self.brokers[node_id].port, topic)
                 except OSError:
                     continue
                 for found in response.topics:
                     for p in found.partitions:
-                        if p.partition_index == partition and p.leader_id >= 0:
+                        if p.partition_index == partition and p.leader_id in running:
                             return p.leader_id
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{topic}-{partition} has no leader")
