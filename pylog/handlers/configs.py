@@ -22,14 +22,11 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
   `config_type` and (when asked) the documentation (null for topic configs).
 
-IncrementalAlterConfigs and AlterConfigs change TOPIC overrides (SET, DELETE, APPEND,
-SUBTRACT; a SET to null deletes; the legacy AlterConfigs replaces the whole set), validated through LogConfig
-(unknown name or bad value: INVALID_CONFIG), stored in the cluster metadata and applied
-to the topic's logs at once; `validate_only` checks and changes nothing. BROKER
-resources are refused (INVALID_REQUEST): every broker config is static in pylog.
-
-The helpers at the bottom (`check_topic_configs`, `effective_topic_configs`) are shared
-with CreateTopics.
+IncrementalAlterConfigs and AlterConfigs are forwarded to the controller, which checks
+them and writes ConfigRecords (pylog/controller/configuration_control.py: TOPIC overrides
+SET, DELETE, APPEND, SUBTRACT; BROKER resources refused, every broker config being static
+in pylog); the broker's logs take a topic's new config when the record comes back
+(`Broker.set_topic_configs`).
 """
 
 from __future__ import annotations
@@ -44,16 +41,14 @@ from protocol.messages import (
     IncrementalAlterConfigsResponse,
 )
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
-from storage.config import LogConfig
 from storage.config_def import Type
 
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
-from pylog.controller import configuration_control
 from pylog.dispatch import Api
 from pylog.handlers.forwarding import forwarding_handler
-from pylog.errors import BrokerError, error_code_for
+from pylog.errors import BrokerError
 from pylog.metadata import topic_name_problem
 
 log = logging.getLogger("pylog.configs")
@@ -270,122 +265,3 @@ def _check_topic_name(name: str | None) -> None:
     problem = "topic name is null" if name is None else topic_name_problem(name)
     if problem:
         raise BrokerError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
-
-
-# ---------------------------------------------------------------------------------------
-# IncrementalAlterConfigs and AlterConfigs
-
-
-def make_incremental_alter_configs_handler(broker):
-    async def handle(request, context) -> IncrementalAlterConfigsResponse:
-        Response = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
-        responses = []
-        for resource, error in _alter_resources(broker, request, incremental=True):
-            responses.append(Response(
-                error_code=error.code if error else ErrorCode.NONE,
-                error_message=str(error) if error else None,
-                resource_type=resource.resource_type, resource_name=resource.resource_name))
-        return IncrementalAlterConfigsResponse(responses=responses)
-
-    return handle
-
-
-def make_alter_configs_handler(broker):
-    async def handle(request, context) -> AlterConfigsResponse:
-        Response = AlterConfigsResponse.AlterConfigsResourceResponse
-        responses = []
-        for resource, error in _alter_resources(broker, request, incremental=False):
-            responses.append(Response(
-                error_code=error.code if error else ErrorCode.NONE,
-                error_message=str(error) if error else None,
-                resource_type=resource.resource_type, resource_name=resource.resource_name))
-        return AlterConfigsResponse(responses=responses)
-
-    return handle
-
-
-def _alter_resources(broker, request, incremental: bool):
-    """(resource, BrokerError or None) per resource of an (Incremental)AlterConfigs request.
-    A resource named twice gets INVALID_REQUEST once and is not changed."""
-    seen: dict[tuple[int, str], int] = {}
-    for resource in request.resources:
-        key = (resource.resource_type, resource.resource_name)
-        seen[key] = seen.get(key, 0) + 1
-    duplicates = []
-    for resource in request.resources:
-        key = (resource.resource_type, resource.resource_name)
-        if seen[key] > 1:
-            if key not in duplicates:
-                duplicates.append(key)
-                yield resource, BrokerError(ErrorCode.INVALID_REQUEST, "Duplicate resource.")
-            continue
-        try:
-            _alter_resource(broker, resource, incremental, request.validate_only)
-        except BrokerError as e:
-            yield resource, e
-        else:
-            yield resource, None
-
-
-def _alter_resource(broker, resource, incremental: bool, validate_only: bool) -> None:
-    resource_type, name = resource.resource_type, resource.resource_name
-    if resource_type not in _KNOWN_RESOURCE_TYPES:
-        raise BrokerError(ErrorCode.UNSUPPORTED_VERSION, f"Unknown resource type {resource_type}.")
-    names = [c.name for c in resource.configs]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                          f"Error due to duplicate config keys : {', '.join(repeated)}")
-    if resource_type == RESOURCE_BROKER:
-        if name and _broker_id(name) != broker.node_id:
-            raise BrokerError(ErrorCode.INVALID_REQUEST,
-                              f"Unexpected broker id, expected {broker.node_id} or empty string, "
-                              f"but received {name}")
-        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                          "Cannot update these configs dynamically: "
-                          f"{', '.join(sorted(names)) or '(none)'}; pylog's broker configs are "
-                          "static (server.properties or --override)")
-    if resource_type != RESOURCE_TOPIC:
-        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                          f"Unknown resource type {_RESOURCE_TYPE_NAMES[resource_type]}")
-    if not name:
-        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
-    _check_topic_name(name)
-    topic = broker.metadata.topics.get(name)
-    current = dict(topic.configs) if topic is not None else {}
-    if incremental:
-        new = configuration_control.apply_config_operations(current, resource.configs)
-    else:
-        # The whole set is replaced; a null value leaves the name out, as in Kafka's
-        # controller (legacyAlterConfigResource).
-        new = {c.name: c.value for c in resource.configs if c.value is not None}
-    log_config = check_topic_configs(broker, new)
-    if topic is None:
-        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
-    if validate_only or new == current:
-        return
-    try:
-        broker.metadata.set_topic_configs(name, new)
-        broker.log_manager.set_topic_config(name, log_config if new else None)
-    except Exception as e:
-        log.exception("changing the configs of topic %s failed", name)
-        raise BrokerError(error_code_for(e), f"changing the configs of topic {name} failed: {e}") from e
-    log.info("topic %s configs now %s", name, new)
-
-
-# ---------------------------------------------------------------------------------------
-# Shared with CreateTopics
-
-
-def check_topic_configs(broker, configs: dict[str, str | None]) -> LogConfig:
-    """The LogConfig of a topic with these overrides over this broker's defaults (the
-    controller's rule, `configuration_control.check_topic_configs`)."""
-    return configuration_control.check_topic_configs(broker.default_log_config, configs)
-
-
-def effective_topic_configs(broker, overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:
-    """(name, value, source) of every topic config of a new topic with these overrides
-    (the controller's rule, `configuration_control.effective_topic_configs`)."""
-    given = [name for synonyms in TOPIC_CONFIG_SYNONYMS.values() for name, _ in synonyms
-             if broker.config.is_set(name)]
-    return configuration_control.effective_topic_configs(broker.default_log_config, given, overrides)
