@@ -25,8 +25,8 @@ is the leader's, capped at its own LEO (`update_follower_offsets`). Every HW ris
 requests parked on this partition (long-poll fetches, acks=-1 produces, through
 `DataWaiters`), and so does every append and every role change.
 
-Leader epochs. The current epoch is the state's (the registration's; on one node the epoch
-kept in pylog-topics.json, or the latest in the log's cache if that is higher). The history,
+Leader epochs. The current epoch is the state's: the one the controller's registration of
+the partition gives (`lead_alone` takes one by hand, for tools and tests). The history,
 which epoch wrote which offsets, is the log's leader-epoch cache
 (storage/leader_epoch_cache.py); becoming leader at a new epoch records its start offset
 there before any append (Kafka's Partition.makeLeader). A follower's cache learns the epochs
