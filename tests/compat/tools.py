@@ -33,6 +33,8 @@ TOOLS = {
     "kafka-log-dirs.sh": "org.apache.kafka.tools.LogDirsCommand",
     "kafka-broker-api-versions.sh": "org.apache.kafka.tools.BrokerApiVersionsCommand",
     "kafka-dump-log.sh": "kafka.tools.DumpLogSegments",
+    "kafka-leader-election.sh": "org.apache.kafka.tools.LeaderElectionCommand",
+    "kafka-reassign-partitions.sh": "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
     "kafka-producer-perf-test.sh": "org.apache.kafka.tools.ProducerPerformance",
     "kafka-consumer-perf-test.sh": "org.apache.kafka.tools.ConsumerPerformance",
 }
