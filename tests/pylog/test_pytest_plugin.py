@@ -1,4 +1,5 @@
-"""The `kafka_broker` fixture that pylog registers with pytest, used the way a user would."""
+"""The fixtures pylog registers with pytest (`kafka_broker`, `kafka_cluster`), `pylog.Broker`, and
+`pylog cluster`, used the way a user would."""
 
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
@@ -32,3 +33,36 @@ def test_pylog_broker_is_the_embedded_broker():
         assert host == "127.0.0.1" and int(port) > 0
         assert broker.data_dir.exists()
     assert not broker.data_dir.exists()  # a temporary directory is removed on stop
+
+
+def test_kafka_cluster_fixture_is_three_brokers_and_a_controller(kafka_cluster):
+    producer = KafkaProducer(bootstrap_servers=kafka_cluster.bootstrap_servers, acks="all")
+    metadata = producer.partitions_for("on-a-cluster")   # auto-created: one partition, RF 1
+    producer.send("on-a-cluster", value=b"x").get(30)
+    producer.close()
+    assert metadata == {0}
+    assert sorted(kafka_cluster.running_brokers()) == [1, 2, 3]
+    assert kafka_cluster.controller.running
+    assert kafka_cluster.leader("on-a-cluster", 0) in (1, 2, 3)
+
+
+def test_pylog_cluster_command_prints_its_bootstrap_list_and_stops_on_sigterm(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "pylog", "cluster", "--brokers", "2", "--data-dir",
+                                str(tmp_path / "nodes")], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("pylog cluster ready: controller 127.0.0.1:"), line
+        bootstrap = line.split("bootstrap servers ", 1)[1].strip()
+        assert len(bootstrap.split(",")) == 2
+        producer = KafkaProducer(bootstrap_servers=bootstrap)
+        producer.send("cli-cluster", value=b"y").get(30)
+        producer.close()
+        assert sorted(p.name for p in (tmp_path / "nodes").iterdir() if p.is_dir()) == [
+            "broker-1", "broker-2", "controller"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
