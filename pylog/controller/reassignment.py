@@ -41,7 +41,9 @@ from pylog.controller.leadership import (
 from pylog.controller.partition_change import (
     ONLINE, UNCLEAN, build_partition_change, reassignment_in_progress,
 )
+from pylog.controller.replication_control import check_manual_assignment
 from pylog.controller.results import ControllerResult
+from pylog.errors import BrokerError
 from pylog.metadata_image import MetadataImage
 
 
@@ -118,21 +120,12 @@ def alter_partition_reassignment(image: MetadataImage, topic_name: str, partitio
 
 
 def validate_assignment(image: MetadataImage, replicas: list[int]) -> None:
-    """Kafka's `validateManualPartitionAssignment` (no replication factor to match)."""
-    if not replicas:
-        raise ReassignmentError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                                "The manual partition assignment includes an empty replica list.")
-    previous = None
-    for broker_id in sorted(replicas):
-        if broker_id not in image.brokers:
-            raise ReassignmentError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                                    f"The manual partition assignment includes broker {broker_id}, "
-                                    "but no such broker is registered.")
-        if broker_id == previous:
-            raise ReassignmentError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                                    f"The manual partition assignment includes the broker {broker_id} "
-                                    "more than once.")
-        previous = broker_id
+    """Kafka's `validateManualPartitionAssignment` (no replication factor to match), as
+    CreateTopics checks its assignments."""
+    try:
+        check_manual_assignment(image, replicas)
+    except BrokerError as e:
+        raise ReassignmentError(e.code, str(e)) from None
 
 
 def complete_reassignments(image: MetadataImage) -> list:

@@ -184,9 +184,11 @@ def _partition_records(image: MetadataImage, topic_id: uuid.UUID, first: int,
     return records
 
 
-def _check_replicas(image: MetadataImage, broker_ids: list[int],
-                    replication_factor: int | None) -> None:
-    """Kafka's validateManualPartitionAssignment."""
+def check_manual_assignment(image: MetadataImage, broker_ids: list[int],
+                            replication_factor: int | None = None) -> None:
+    """Kafka's validateManualPartitionAssignment: a non-empty list of registered brokers,
+    each once, and (when given) `replication_factor` of them; BrokerError otherwise. The
+    rule of CreateTopics and CreatePartitions assignments and of reassignment targets."""
     if not broker_ids:
         raise BrokerError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                           "The manual partition assignment includes an empty replica list.")
@@ -210,7 +212,7 @@ def _check_replicas(image: MetadataImage, broker_ids: list[int],
 
 def _manual_partition(image: MetadataImage, broker_ids: list[int], replication_factor: int | None,
                       index: int) -> _Partition:
-    _check_replicas(image, broker_ids, replication_factor)
+    check_manual_assignment(image, broker_ids, replication_factor)
     isr = [b for b in broker_ids if is_active(image, b)]
     if not isr:
         raise BrokerError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
