@@ -306,6 +306,10 @@ class Broker:
                 log.warning("controlled shutdown of broker %d did not finish; stopping anyway", self.node_id)
             await self.lifecycle.stop()
             self.lifecycle = None
+        if self.controller is not None and self.publisher.publish in self.controller.listeners:
+            # the controller goes on until the end of stop(): what it commits meanwhile (its
+            # own broker fenced) is not applied to a broker that is closing
+            self.controller.listeners.remove(self.publisher.publish)
         if self.metadata_follower is not None:
             await self.metadata_follower.stop()
             self.metadata_follower.metadata_log.close()
