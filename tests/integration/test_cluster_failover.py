@@ -3,7 +3,9 @@
 The campaign: RF 3, `min.insync.replicas=2`, producers streaming while the test kills the
 current leader of partition 0 with SIGKILL and restarts it, again and again; each kill waits
 for every producer to be acknowledged again (the failover) and for the ISR to be whole
-again before the next. Then a group consumer reads everything back.
+again before the next. Halfway, the controller process is killed and restarted too (the
+brokers serve on meanwhile; it reads its metadata log back). Then a group consumer reads
+everything back.
 
 With acks=all (confluent-kafka idempotent, and kafka-python): every acknowledged record is
 there, exactly once per idempotent producer, in the order each producer's records were
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 
 
-from pylog.cluster import Cluster
+from pylog.cluster import CONTROLLER_NODE_ID, Cluster
 from tests.integration.cluster_support import (
     ConfluentStream,
     KafkaPythonStream,
@@ -37,7 +39,13 @@ def campaign(tmp_path, acks: str, kills: int):
                    KafkaPythonStream(cluster, "campaign", "kafka-python", acks=-1 if acks == "all" else 1).start()]
         failovers = []
         wait_for_progress(streams, 100)
-        for _ in range(kills):
+        for round_number in range(kills):
+            if round_number == kills // 2:
+                # the controller too: killed and restarted with its metadata log, while the
+                # brokers go on serving; the kills after it need it to fence and elect
+                cluster.kill(CONTROLLER_NODE_ID)
+                wait_for_progress(streams, 20)
+                cluster.restart(CONTROLLER_NODE_ID)
             leader = cluster.leader("campaign", 0)
             cluster.kill(leader)
             failovers.append(wait_for_progress(streams, 20))
