@@ -3,6 +3,7 @@
 Requests (each one connection, one request, one response; tests/pylog/wire.py RawClient):
 
     partition_view(cluster, topic, index)         Metadata v12: leader, leader epoch, replicas, isr
+    produce(port, topic, index, values, acks)     Produce v9 of one batch to one broker: (error, base offset)
     fetch(port, topic, index, offset, ...)        Fetch v12: a consumer (replica_id -1) or a follower
     latest_offset(port, topic, index, isolation)  ListOffsets v7 timestamp -1: the HW (or the LSO)
 
@@ -21,12 +22,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.messages import FetchRequest, ListOffsetsRequest
+from protocol.messages import FetchRequest, ListOffsetsRequest, ProduceRequest
 from protocol.metadata_log import read_metadata_batch
-from protocol.records import iter_batch_headers, iter_batches, iter_records
+from protocol.records import build_batch, iter_batch_headers, iter_batches, iter_records
 from pylog.cluster import _metadata
 from tests.pylog.wire import RawClient
 
+PRODUCE_VERSION = 9
 FETCH_VERSION = 12
 LIST_OFFSETS_VERSION = 7
 
@@ -65,6 +67,21 @@ def wait_until(condition, timeout_s: float, what: str, interval_s: float = 0.05)
         if time.monotonic() > deadline:
             raise TimeoutError(f"not within {timeout_s} s: {what} (last seen {last!r})")
         time.sleep(interval_s)
+
+
+def produce(port: int, topic: str, index: int, values: list[bytes], acks: int) -> tuple[int, int]:
+    """One Produce v9 of `values` as one batch to the broker at `port` (no retry): (error code, base offset)."""
+    batch = build_batch([(None, value) for value in values], timestamp_ms=int(time.time() * 1000))
+    request = ProduceRequest(transactional_id=None, acks=acks, timeout_ms=30_000, topic_data=[
+        ProduceRequest.TopicProduceData(name=topic, partition_data=[
+            ProduceRequest.PartitionProduceData(index=index, records=batch)])])
+    client = RawClient(f"127.0.0.1:{port}", timeout_s=60)
+    try:
+        response = client.request(0, PRODUCE_VERSION, request)
+    finally:
+        client.close()
+    p = response.responses[0].partition_responses[0]
+    return p.error_code, p.base_offset
 
 
 def fetch(port: int, topic: str, index: int, offset: int, *, replica_id: int = -1, isolation_level: int = 0,
