@@ -17,7 +17,9 @@ it busy, so no other request shares it):
 What each partition's answer does (Kafka's AbstractFetcherThread / ReplicaFetcherThread):
 
     NONE, diverging_epoch   truncate (below), fetch again at once
-    NONE                    append the batches as they are (offsets and epochs kept; the
+    NONE                    append the whole batches as they are (offsets and epochs kept; a
+                            partial batch at the end, where the leader cut its read at
+                            partition_max_bytes as Kafka's does, is left for the next fetch; the
                             epoch cache learns each batch's epoch; an empty log whose start
                             falls inside the first batch, after the leader's DeleteRecords,
                             starts again at that batch's base), then take the leader's HW
@@ -53,6 +55,7 @@ from dataclasses import dataclass
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, ListOffsetsRequest
+from protocol.records import iter_batch_headers
 
 from storage.errors import UnexpectedAppendOffset
 
@@ -237,6 +240,9 @@ class ReplicaFetcher:
             target.delayed_until = time.monotonic() + self.config.backoff_ms / 1000
 
     def _append(self, partition, records) -> None:
+        records = whole_batches(records)
+        if not records:
+            return
         try:
             partition.append_as_follower(records, now_ms())
         except UnexpectedAppendOffset as e:
@@ -285,3 +291,13 @@ class ReplicaFetcher:
 
     def _truncate(self, partition, offset: int) -> None:
         self.broker.truncate_log(partition.topic, partition.index, offset)
+
+
+def whole_batches(records) -> memoryview:
+    """The complete batches at the start of a fetched `records` (a leader's read ends where its
+    byte limit fell, possibly inside a batch; Kafka's follower leaves that tail too)."""
+    view = memoryview(records)
+    end = 0
+    for position, header in iter_batch_headers(view):
+        end = position + header.size_bytes
+    return view[:end]
