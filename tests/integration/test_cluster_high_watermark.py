@@ -1,7 +1,8 @@
 """Consumers see only what every in-sync replica has: the high watermark, on a 3-broker cluster.
 
 RF 3, one follower paused (SIGSTOP) while it stays registered and in the ISR
-(`broker.session.timeout.ms` 10000, `replica.lag.time.max.ms` left at 30000). Records the
+(`broker.session.timeout.ms` 10000, `replica.lag.time.max.ms` left at 30000, and
+`auto.leader.rebalance.enable` false so the leader stays put). Records the
 leader takes with acks=1 are on its disk, but the high watermark stays where the paused
 follower's log ends: a read_uncommitted and a read_committed Fetch both stop there, and
 ListOffsets latest answers it, for as long as the follower is out. Resumed, the follower
@@ -58,7 +59,7 @@ def batch(prefix: str, n: int = 10) -> list[bytes]:
 
 @pytest.mark.timeout(300)
 def test_records_past_a_paused_in_sync_follower_are_not_visible_until_it_catches_up_or_leaves(tmp_path):
-    config = {"broker.session.timeout.ms": SESSION_TIMEOUT_MS}
+    config = {"broker.session.timeout.ms": SESSION_TIMEOUT_MS, "auto.leader.rebalance.enable": "false"}
     with Cluster(brokers=3, data_dir=tmp_path / "cluster", config=config) as cluster:
         create_topic(cluster, TOPIC, 1, 3)
         view = partition_view(cluster, TOPIC, 0)
