@@ -12,6 +12,7 @@ Files (read while the node runs or after it stopped; a torn tail batch is left o
     partition_records(partition_dir)   [(offset, partition leader epoch, value)] over every segment
     epoch_checkpoint(partition_dir)    the `leader-epoch-checkpoint` entries [(epoch, start offset)]
     metadata_records(metadata_dir)     every record of a `__cluster_metadata-0` directory, in order
+    fence_count(cluster, broker_id)    how many times the controller's log fenced the broker
 
 Nothing here is shared state; every call opens and closes what it uses.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.messages import FetchRequest, ListOffsetsRequest, ProduceRequest
+from protocol.metadata import BrokerRegistrationChangeRecord, FenceBrokerRecord
 from protocol.metadata_log import read_metadata_batch
 from protocol.records import build_batch, iter_batch_headers, iter_batches, iter_records
 from pylog.cluster import _metadata
@@ -157,3 +159,11 @@ def metadata_records(metadata_dir: Path) -> list:
             if not header.is_control:
                 out += [entry.record for entry in entries]
     return out
+
+
+def fence_count(cluster, broker_id: int) -> int:
+    """Fencings of `broker_id` in the controller's metadata log (FenceBrokerRecord, or a
+    BrokerRegistrationChangeRecord with fenced = 1)."""
+    return sum(1 for r in metadata_records(cluster.data_dir / "controller" / "__cluster_metadata-0")
+               if (isinstance(r, FenceBrokerRecord) and r.id == broker_id)
+               or (isinstance(r, BrokerRegistrationChangeRecord) and r.broker_id == broker_id and r.fenced == 1))

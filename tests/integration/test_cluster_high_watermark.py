@@ -7,7 +7,10 @@ leader takes with acks=1 are on its disk, but the high watermark stays where the
 follower's log ends: a read_uncommitted and a read_committed Fetch both stop there, and
 ListOffsets latest answers it, for as long as the follower is out. Resumed, the follower
 catches up and the HW moves to the log end. Paused again until the controller fences it
-(its session expires) and takes it out of the ISR, the HW moves on without it.
+(its session expires) and takes it out of the ISR, the HW moves on without it. A second
+test leaves the session long and `replica.lag.time.max.ms` at 3000: the leader itself
+shrinks the ISR (AlterPartition) without any fencing, and the HW moves on the same way;
+resumed, the follower catches up and is taken back in.
 
 Everything is raw requests to the leader's socket (tests/integration/cluster_wire.py), so
 no client library's retries or caching can hide what the broker answers.
@@ -22,7 +25,7 @@ import pytest
 from pylog.cluster import Cluster
 from tests.integration.cluster_support import create_topic, wait_full_isr
 from tests.integration.cluster_wire import (
-    fetch, latest_offset, partition_records, partition_view, produce, record_values, wait_until,
+    fence_count, fetch, latest_offset, partition_records, partition_view, produce, record_values, wait_until,
 )
 
 TOPIC = "hw"
@@ -93,6 +96,7 @@ def test_records_past_a_paused_in_sync_follower_are_not_visible_until_it_catches
         assert paused in partition_view(cluster, TOPIC, 0, via=leader).isr
 
         # 3. paused again, until it is fenced and out of the ISR: then the HW moves on without it
+        fenced_before = fence_count(cluster, paused)
         cluster.pause(paused)
         more = batch("more")
         assert produce(port, TOPIC, 0, more, acks=1) == (0, 20)
@@ -101,6 +105,39 @@ def test_records_past_a_paused_in_sync_follower_are_not_visible_until_it_catches
                    SESSION_TIMEOUT_MS / 1000 + 60, "the paused follower out of the ISR")
         wait_until(lambda: high_watermark(port) == 30, 30, "the HW past the records the follower lacks")
         assert_consumers_stop_at(port, 30, replicated + held + more)
+        assert fence_count(cluster, paused) > fenced_before, "it left the ISR without its session expiring"
 
         cluster.resume(paused)
         wait_full_isr(cluster, TOPIC, 1, 3, timeout_s=90)
+
+
+@pytest.mark.timeout(300)
+def test_a_lagging_follower_is_shrunk_out_of_the_isr_by_the_leader_and_the_hw_moves_on(tmp_path):
+    config = {"broker.session.timeout.ms": 120_000, "replica.lag.time.max.ms": 3000,
+              "auto.leader.rebalance.enable": "false"}
+    with Cluster(brokers=3, data_dir=tmp_path / "cluster", config=config) as cluster:
+        create_topic(cluster, TOPIC, 1, 3)
+        view = partition_view(cluster, TOPIC, 0)
+        leader = view.leader
+        port = cluster.brokers[leader].port
+        lagging = [r for r in view.replicas if r != leader][0]
+        replicated = batch("replicated")
+        assert produce(port, TOPIC, 0, replicated, acks=-1) == (0, 0)
+        fenced_before = fence_count(cluster, lagging)
+
+        cluster.pause(lagging)
+        held = batch("held")
+        assert produce(port, TOPIC, 0, held, acks=1) == (0, 10)
+        assert high_watermark(port) == 10
+        wait_until(lambda: lagging not in partition_view(cluster, TOPIC, 0, via=leader).isr, 60,
+                   "the lagging follower shrunk out of the ISR")
+        wait_until(lambda: high_watermark(port) == 20, 30, "the HW past the records the follower lacks")
+        assert_consumers_stop_at(port, 20, replicated + held)
+        assert fence_count(cluster, lagging) == fenced_before, "the shrink was a fencing, not the leader's"
+
+        cluster.resume(lagging)
+        wait_until(lambda: lagging in partition_view(cluster, TOPIC, 0, via=leader).isr, 60,
+                   "the follower back in the ISR once caught up")
+        more = batch("more")
+        assert produce(port, TOPIC, 0, more, acks=-1) == (0, 20)
+        assert_consumers_stop_at(port, 30, replicated + held + more)
