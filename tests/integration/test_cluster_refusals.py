@@ -8,12 +8,16 @@
   a newer one: UNKNOWN_LEADER_EPOCH (the leader has not heard of it yet).
 - A BrokerRegistration at the controller for a node id whose session is alive, from
   another incarnation: DUPLICATE_BROKER_REGISTRATION, and the live broker stays
-  registered with the epoch it had.
+  registered with the epoch it had. A whole `pylog serve` broker process started with that
+  node id against the cluster's controller never joins: it retries for
+  `INITIAL_REGISTRATION_TIMEOUT_MS` and exits with an error naming the refusal, and the
+  cluster's Metadata shows the original broker at its own port all along.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -21,8 +25,8 @@ from kafka import KafkaProducer
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import BrokerRegistrationRequest
-from pylog.broker_lifecycle import SUPPORTED_FEATURES
-from pylog.cluster import Cluster
+from pylog.broker_lifecycle import INITIAL_REGISTRATION_TIMEOUT_MS, SUPPORTED_FEATURES
+from pylog.cluster import READY_PREFIX, Cluster, NodeProcess, _metadata
 from pylog.network_client import NodeClient
 from protocol.metadata import RegisterBrokerRecord
 from tests.integration.cluster_support import create_topic
@@ -115,3 +119,23 @@ def test_a_second_broker_with_a_live_node_id_is_refused_registration(tmp_path):
         create_topic(cluster, "after", 3, 3)
         states = partition_view(cluster, "after", 0)
         assert 1 in states.isr
+
+        # a whole broker process with node id 1 never joins
+        impostor = NodeProcess(1, tmp_path / "impostor", {
+            **cluster.config, "process.roles": "broker", "node.id": "1",
+            "controller.quorum.bootstrap.servers": f"127.0.0.1:{cluster.controller.port}"}, tmp_path / "impostor.log")
+        impostor.spawn()
+        deadline = time.monotonic() + INITIAL_REGISTRATION_TIMEOUT_MS / 1000 + 60
+        try:
+            while impostor.process.poll() is None and time.monotonic() < deadline:
+                brokers = {b.node_id: b.port for b in _metadata(cluster.brokers[2].port, "after").brokers}
+                assert brokers[1] == cluster.brokers[1].port, "the impostor took broker 1's place"
+                time.sleep(1)
+        finally:
+            if impostor.process.poll() is None:
+                impostor.process.kill()
+            impostor.wait()
+        assert impostor.process.returncode not in (0, None, -9), "the impostor did not give up by itself"
+        assert READY_PREFIX.encode() not in impostor.process.stdout.read()
+        assert "DUPLICATE_BROKER_REGISTRATION" in (tmp_path / "impostor.log").read_text(errors="replace")
+        assert 1 in partition_view(cluster, "after", 0).isr
