@@ -59,7 +59,7 @@ def test_an_old_leader_truncates_what_it_alone_had_and_ends_identical_to_the_new
 
         for node in followers:
             cluster.pause(node)
-        time.sleep(5 * FETCH_WAIT_MAX_MS / 1000)   # fetches parked at the leader run out empty
+        time.sleep(10 * FETCH_WAIT_MAX_MS / 1000)   # fetches parked at the leader run out empty
         lost = values("unreplicated")
         assert produce(cluster.brokers[old_leader].port, TOPIC, 0, lost, acks=1) == (0, 10)
         assert [v for _, _, v in partition_records(directory[old_leader])] == replicated + lost
