@@ -78,6 +78,8 @@ class NodeClient:
                                correlation_id=correlation_id, client_id=self.client_id)
         payload = headers.encode_request(header, request)
         future = asyncio.get_running_loop().create_future()
+        # a caller that gave up (timed out) no longer reads the failure set later
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._in_flight.append((correlation_id, request.api_key, version, future))
         self._writer.write(struct.pack(">i", len(payload)))
         self._writer.write(payload)
