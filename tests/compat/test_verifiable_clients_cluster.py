@@ -7,9 +7,10 @@ of Kafka's own system tests: each prints one JSON object per line on stdout for 
 (a send acknowledged or failed, records consumed, offsets committed). They run here from the
 reference Kafka's jars (tests/compat/kafka/target/lib), each in its own JVM, against
 `pylog.Cluster(brokers=3)`: one topic of one partition, replication factor 3,
-`min.insync.replicas=2`, the producer with acks -1 (and the Java client's defaults: idempotent,
-retries until `delivery.timeout.ms`), the consumer in a classic group committing after every
-poll (`--verbose`, so every record it reads is reported).
+`min.insync.replicas=2`, made (with `__consumer_offsets`) before the clients start; the
+producer with acks -1 (and the Java client's defaults: idempotent, retries until
+`delivery.timeout.ms`), the consumer in a classic group committing after every poll
+(`--verbose`, so every record it reads is reported).
 
 While both run, the test sends SIGKILL to the partition's leader once, waits until the
 producer gets acknowledgements again from the new leader, and restarts the killed broker.
@@ -93,18 +94,37 @@ class JsonReports:
         self.log.close()
 
 
-def _create_topic(cluster: Cluster, topic: str) -> None:
+def _wait_in_sync(admin, topic: str, timeout_s: float = 60) -> None:
+    """Until every partition of `topic` has a leader and all three replicas in sync."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = admin.list_topics(topic, timeout=5).topics.get(topic)
+        partitions = found.partitions if found is not None and found.error is None else {}
+        lagging = {i: p.isrs for i, p in partitions.items() if p.leader < 0 or len(p.isrs) < 3}
+        if partitions and not lagging:
+            return
+        assert time.monotonic() < deadline, f"{topic}: not in sync after {timeout_s:.0f} s: {lagging or 'no partitions'}"
+        time.sleep(0.1)
+
+
+def _prepare(cluster: Cluster, topic: str, group: str) -> None:
+    """The topic (1 partition, RF 3, min.insync.replicas 2) and `__consumer_offsets`, every
+    replica in sync before the clients start: the kill is what is under test, not the
+    cluster's first creation of the offsets topic (50 partitions) while a group forms."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "broker.address.family": "v4"})
     admin.create_topics([NewTopic(topic, 1, 3, config={"min.insync.replicas": "2"})])[topic].result(30)
-    deadline = time.monotonic() + 30
-    while True:  # every replica in sync before the run starts
-        partition = admin.list_topics(topic, timeout=5).topics[topic].partitions[0]
-        if partition.leader >= 0 and len(partition.isrs) == 3:
-            return
-        assert time.monotonic() < deadline, f"{topic}-0 ISR {partition.isrs} after 30 s"
-        time.sleep(0.1)
+    _wait_in_sync(admin, topic)
+    deadline = time.monotonic() + 60
+    while True:  # FindCoordinator creates __consumer_offsets; the group does not exist yet
+        try:
+            admin.describe_consumer_groups([group])[group].result(10)
+            break
+        except Exception as exc:
+            assert time.monotonic() < deadline, f"no coordinator for {group} after 60 s: {exc}"
+            time.sleep(0.2)
+    _wait_in_sync(admin, "__consumer_offsets")
 
 
 def _consumed_offsets(consumer: JsonReports) -> dict[int, dict[int, str]]:
@@ -128,7 +148,7 @@ def _in_ranges(consumer: JsonReports) -> set[tuple[int, int]]:
 def test_acked_records_survive_a_leader_kill(tmp_path):
     topic, group = "verifiable", "verifiable-group"
     with Cluster(brokers=3, data_dir=tmp_path / "cluster", config={"min.insync.replicas": 2}) as cluster:
-        _create_topic(cluster, topic)
+        _prepare(cluster, topic, group)
         consumer = JsonReports(java_command(
             "org.apache.kafka.tools.VerifiableConsumer", "--topic", topic, "--group-id", group, "--verbose",
             "--reset-policy", "earliest", "--bootstrap-server", cluster.bootstrap_servers,
