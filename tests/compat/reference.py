@@ -162,28 +162,41 @@ class KafkaBroker:
 
     def start(self, timeout_s: float = 90) -> KafkaBroker:
         assert self.process is None or self.process.poll() is not None, "already running"
+        self.write_properties()
+        if not self.formatted:
+            self.format_storage()
+        started = time.monotonic()
+        self.spawn()
+        self.wait_ready(timeout_s)
+        self.ready_ms = (time.monotonic() - started) * 1000
+        return self
+
+    @property
+    def formatted(self) -> bool:
+        return (self.data_dir / "meta.properties").exists()
+
+    def write_properties(self) -> None:
+        """Pick the two ports (first start only) and write server.properties."""
         if self.port is None:
             self.port, self.controller_port = free_port(), free_port()
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.properties_path.write_text(
             "".join(f"{key}={value}\n" for key, value in self.server_properties().items()), encoding="utf-8")
-        if not (self.data_dir / "meta.properties").exists():
-            self.format_storage()
-        started = time.monotonic()
+
+    def format_command(self) -> list[str]:
+        return java_command("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
+                            "-c", str(self.properties_path), jvm_flags=("-Xmx256m",), log_dir=self.log_dir)
+
+    def spawn(self) -> None:
+        """Start the `kafka.Kafka` JVM on the written properties; `wait_ready` then waits for it."""
         with open(self.log_dir / "stdout.log", "ab") as output:
             self.process = subprocess.Popen(
                 java_command("kafka.Kafka", str(self.properties_path), jvm_flags=self.jvm_flags,
                              log_dir=self.log_dir, log_to_file=True),
                 stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.wait_ready(timeout_s)
-        self.ready_ms = (time.monotonic() - started) * 1000
-        return self
 
     def format_storage(self) -> None:
-        result = subprocess.run(
-            java_command("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
-                         "-c", str(self.properties_path), jvm_flags=("-Xmx256m",), log_dir=self.log_dir),
-            capture_output=True, text=True, timeout=120)
+        result = subprocess.run(self.format_command(), capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
             raise RuntimeError(f"StorageTool format failed ({result.returncode}): {result.stdout}{result.stderr}")
 
@@ -234,3 +247,157 @@ class KafkaBroker:
             if path.exists():
                 text += f"--- {name}\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) + "\n"
         return text
+
+
+# a cluster's internal topics: Kafka's own defaults (3 replicas, 2 in sync), and no group delay
+CLUSTER_PROPERTIES = {
+    "offsets.topic.replication.factor": "3",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+    "share.coordinator.state.topic.replication.factor": "3",
+    "share.coordinator.state.topic.min.isr": "2",
+}
+
+
+class KafkaClusterNode(KafkaBroker):
+    """One node of a `KafkaCluster`: broker and controller, one voter of the quorum."""
+
+    def __init__(self, data_dir: Path, node_id: int, voters: str, cluster_id: str, **kwargs):
+        super().__init__(data_dir, **kwargs)
+        self.node_id = node_id
+        self.voters = voters
+        self.cluster_id = cluster_id
+
+    def server_properties(self) -> dict[str, str]:
+        properties = super().server_properties()
+        properties.update(CLUSTER_PROPERTIES)
+        properties.update({"node.id": str(self.node_id), "controller.quorum.voters": self.voters})
+        properties.update({key: str(value) for key, value in self.overrides.items()})
+        return properties
+
+    def metadata_lists_broker(self) -> bool:
+        """Readiness of a node: its own Metadata answer lists it (registered and unfenced) and
+        a controller."""
+        from tests.integration.support import WireClient
+
+        with WireClient(self.bootstrap_servers, timeout_s=5) as client:
+            metadata = client.metadata(topics=[], version=1)
+        return any(b.node_id == self.node_id for b in metadata.brokers) and metadata.controller_id >= 0
+
+
+class KafkaCluster:
+    """Kafka 4.x KRaft cluster of `nodes` combined nodes (broker and controller each, node
+    ids 1..N), every one a voter of the quorum: `controller.quorum.voters` lists each node's
+    controller port, and every data directory is formatted with the same cluster id.
+
+        with KafkaCluster(tmp_path / "kafka", config={"min.insync.replicas": "2"}) as cluster:
+            cluster.kill(cluster.leader("orders", 0))   # SIGKILL
+            cluster.restart(node_id)                    # same ports, same data
+
+    - Ports are picked once, at construction (2 free ports per node), so a restarted node
+      keeps its address and the voters list stays true.
+    - `start()` formats the fresh directories in parallel (one StorageTool JVM each), spawns
+      every node, then waits until each node's own Metadata lists it: a KRaft quorum of
+      three needs two voters up before any broker can register, so they start together.
+    - Internal topics get Kafka's defaults (replication factor 3, min.insync.replicas 2);
+      `group.initial.rebalance.delay.ms` is 0 as for `KafkaBroker`. `config` applies to
+      every node.
+    - `kill(node_id)` sends SIGKILL, `stop(node_id)` SIGTERM (controlled shutdown),
+      `restart(node_id)` starts a stopped or killed node again (stopping it first).
+    - `close()` stops every node (SIGTERM, then SIGKILL after the timeout).
+    One caller drives a cluster; nothing here is thread-safe.
+    """
+
+    def __init__(self, data_dir: Path, nodes: int = 3, *, config: dict | None = None,
+                 jvm_flags=TEST_JVM_FLAGS):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.cluster_id = random_cluster_id()
+        ports: list[int] = []
+        while len(ports) < 2 * nodes:
+            port = free_port()
+            if port not in ports:
+                ports.append(port)
+        voters = ",".join(f"{i + 1}@127.0.0.1:{ports[2 * i + 1]}" for i in range(nodes))
+        self.nodes: dict[int, KafkaClusterNode] = {}
+        for i in range(nodes):
+            node = KafkaClusterNode(self.data_dir / f"node-{i + 1}", i + 1, voters, self.cluster_id,
+                                    config=config, jvm_flags=jvm_flags)
+            node.port, node.controller_port = ports[2 * i], ports[2 * i + 1]
+            self.nodes[i + 1] = node
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(node.bootstrap_servers for node in self.nodes.values())
+
+    def running_nodes(self) -> list[int]:
+        return [node_id for node_id, node in self.nodes.items()
+                if node.process is not None and node.process.poll() is None]
+
+    def start(self, timeout_s: float = 120) -> KafkaCluster:
+        formats = []
+        for node in self.nodes.values():
+            node.write_properties()
+            if not node.formatted:
+                formats.append((node, subprocess.Popen(node.format_command(), stdout=subprocess.PIPE,
+                                                       stderr=subprocess.STDOUT, text=True)))
+        for node, process in formats:
+            output, _ = process.communicate(timeout=120)
+            if process.returncode != 0:
+                raise RuntimeError(f"StorageTool format of node {node.node_id} failed "
+                                   f"({process.returncode}): {output}")
+        try:
+            for node in self.nodes.values():
+                node.spawn()
+            for node in self.nodes.values():
+                node.wait_ready(timeout_s)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def kill(self, node_id: int) -> None:
+        self.nodes[node_id].kill()
+
+    def stop(self, node_id: int, timeout_s: float = 60) -> None:
+        self.nodes[node_id].stop(timeout_s)
+
+    def restart(self, node_id: int, timeout_s: float = 120) -> None:
+        node = self.nodes[node_id]
+        node.stop()
+        node.write_properties()
+        node.spawn()
+        node.wait_ready(timeout_s)
+
+    def leader(self, topic: str, partition: int, timeout_s: float = 30.0) -> int:
+        """The node id of the partition's current leader, waiting while it has none."""
+        from tests.integration.support import WireClient
+
+        deadline = time.monotonic() + timeout_s
+        while True:
+            for node_id in self.running_nodes():
+                try:
+                    with WireClient(self.nodes[node_id].bootstrap_servers, timeout_s=5) as client:
+                        metadata = client.metadata(topics=[topic])
+                except OSError:
+                    continue
+                for found in metadata.topics:
+                    for p in found.partitions:
+                        if p.partition_index == partition and p.leader_id >= 0:
+                            return p.leader_id
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{topic}-{partition} has no leader")
+            time.sleep(0.05)
+
+    def close(self, timeout_s: float = 60) -> None:
+        for node in self.nodes.values():
+            if node.process is not None and node.process.poll() is None:
+                node.process.send_signal(signal.SIGTERM)
+        for node in self.nodes.values():
+            node.stop(timeout_s)
+
+    def __enter__(self) -> KafkaCluster:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
