@@ -160,11 +160,13 @@ class ReplicationCluster:
         return [tuple(m.broker_id for m in p.new_isr_with_epochs) for r in self.alter_partition_requests
                 for t in r.topics for p in t.partitions]
 
-    async def settled(self, timeout_s: float = 10) -> None:
-        """Every running broker has published what the controller has committed so far."""
+    async def settled(self, timeout_s: float = 10, nodes=None) -> None:
+        """Every running broker (or those of `nodes`) has published what the controller
+        has committed so far."""
         offset = self.controller.image.offset
-        await eventually(lambda: all(self.brokers[n].publisher.published_offset >= offset for n in self.running),
-                         timeout_s, what=f"every broker at metadata offset {offset}")
+        nodes = self.running if nodes is None else nodes
+        await eventually(lambda: all(self.brokers[n].publisher.published_offset >= offset for n in nodes),
+                         timeout_s, what=f"brokers {sorted(nodes)} at metadata offset {offset}")
 
     # -- changes, through the controller ---------------------------------------------------
 
@@ -184,7 +186,7 @@ class ReplicationCluster:
         await self.settled()
         return self.registration
 
-    async def reassign(self, replicas: tuple[int, ...]) -> PartitionRegistration:
+    async def reassign(self, replicas: tuple[int, ...], settled_nodes=None) -> PartitionRegistration:
         request = AlterPartitionReassignmentsRequest(timeout_ms=30_000, topics=[
             AlterPartitionReassignmentsRequest.ReassignableTopic(name=TOPIC, partitions=[
                 AlterPartitionReassignmentsRequest.ReassignablePartition(partition_index=0,
@@ -193,13 +195,14 @@ class ReplicationCluster:
         assert response.error_code == ErrorCode.NONE, response
         result = response.responses[0].partitions[0]
         assert result.error_code == ErrorCode.NONE, (result.error_code, result.error_message)
-        await self.settled()
+        await self.settled(nodes=settled_nodes)
         return self.registration
 
-    async def elect(self, new_leader: int) -> PartitionRegistration:
+    async def elect(self, new_leader: int, *, may_refuse: bool = False) -> PartitionRegistration | None:
         """A clean election of `new_leader` (an ISR member): it becomes the preferred
         replica, then a preferred ElectLeaders gives it the leadership at the next
-        leader epoch."""
+        leader epoch. With `may_refuse`, a controller refusal (the ISR shrank meanwhile)
+        returns None."""
         current = self.registration
         assert new_leader in current.isr and new_leader != current.leader, (new_leader, current)
         await self.reassign((new_leader, *[r for r in current.replicas if r != new_leader]))
@@ -207,6 +210,9 @@ class ReplicationCluster:
             ElectLeadersRequest.TopicPartitions(topic=TOPIC, partitions=[0])])
         response = await self.client(min(self.running)).send(request, ELECT_LEADERS_VERSION)
         result = response.replica_election_results[0].partition_result[0]
+        if may_refuse and result.error_code != ErrorCode.NONE:
+            await self.settled()
+            return None
         assert result.error_code == ErrorCode.NONE, (result.error_code, result.error_message)
         await self.settled()
         elected = self.registration
