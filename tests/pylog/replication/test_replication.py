@@ -367,7 +367,16 @@ def test_no_replica_any_more_stops_fetching_and_deletes_the_log(tmp_path):
             await eventually(lambda: not log_dir.exists(), what="the moved replica's directory gone")
             assert (await produce(cluster.client(1), batch(b"b"))).error_code == ErrorCode.NONE
             assert leo(cluster, 1) == 2
-            assert (await fetch(cluster.client(2), 0)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            # the topic is in broker 2's metadata, on other brokers: clients are sent to refresh it
+            gone = cluster.client(2)
+            assert (await fetch(gone, 0)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            assert (await produce(gone, batch(b"c"))).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            listed = await gone.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+                ListOffsetsRequest.ListOffsetsTopic(name=TOPIC, partitions=[
+                    ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=-1),
+                    ListOffsetsRequest.ListOffsetsPartition(partition_index=1, timestamp=-1)])]), 7)
+            assert [p.error_code for p in listed.topics[0].partitions] == \
+                [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
         finally:
             await cluster.stop()
     run(scenario())
