@@ -90,6 +90,7 @@ def test_acknowledged_records_survive_clean_elections(tmp_path, seed):
             assert set(acknowledged) <= set(values)
             assert len(values) == len(set(values))   # nothing written twice
             assert acknowledged, "the walk acknowledged nothing: it tests nothing"
+            assert cluster.registration.leader_epoch >= 1, "the walk elected no new leader"
         finally:
             await cluster.stop()
     run(scenario())
