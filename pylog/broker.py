@@ -400,6 +400,16 @@ class Broker:
     def partition(self, topic: str, index: int) -> Partition | None:
         return self.partitions.get((topic, index))
 
+    def no_partition_error(self, topic: str, index: int) -> ErrorCode:
+        """The error for a request naming a partition not hosted here (Kafka's
+        ReplicaManager.getPartitionOrError): NOT_LEADER_OR_FOLLOWER when the metadata has
+        it (another broker holds it: the client refreshes its metadata), else
+        UNKNOWN_TOPIC_OR_PARTITION."""
+        info = self.metadata.topics.get(topic)
+        if info is not None and 0 <= index < info.num_partitions:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
     def topic_log_config(self, configs: dict[str, str]) -> LogConfig:
         """The storage config for a topic with these overrides (raises InvalidConfig)."""
         return self.default_log_config.with_overrides(configs)

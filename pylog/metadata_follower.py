@@ -86,16 +86,18 @@ class MetadataFollower:
         self._fetches_sent = 0       # numbered in send order; `catch_up` waits on them
         self._fetches_applied = 0
         self._progress = asyncio.Event()
+        self._stopping = False       # ends `run` even if a cancel was swallowed (asyncio.wait_for)
 
     # -- lifecycle --
 
     async def start(self) -> None:
         """Replay the local copy into the image, then start fetching."""
         await self.rebuild_image()
-        self._task = asyncio.get_running_loop().create_task(self.run(), name="metadata-follower")
+        self.start_fetching()
 
     def start_fetching(self) -> None:
         """Start the fetch loop over the image as it is (`rebuild_image` already ran)."""
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self.run(), name="metadata-follower")
 
     async def catch_up(self, timeout_s: float = 10.0) -> bool:
@@ -116,6 +118,7 @@ class MetadataFollower:
         return True
 
     async def stop(self) -> None:
+        self._stopping = True
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -129,9 +132,9 @@ class MetadataFollower:
         return self._task
 
     async def run(self) -> None:
-        """Fetch and apply until cancelled (see the module docstring); with no channel,
+        """Fetch and apply until stopped (`stop`) (see the module docstring); with no channel,
         follow the log in place (combined mode)."""
-        while True:
+        while not self._stopping:
             if self.channel is None:
                 await self.follow_local_once()
             elif not await self.fetch_once():

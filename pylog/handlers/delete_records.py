@@ -3,7 +3,8 @@
 Per partition, in Kafka's order (KafkaApis.handleDeleteRecordsRequest, then
 ReplicaManager.deleteRecordsOnLocalLog and Partition.deleteRecordsOnLeader):
 
-    unknown topic or partition          UNKNOWN_TOPIC_OR_PARTITION
+    unknown topic or partition          UNKNOWN_TOPIC_OR_PARTITION (NOT_LEADER_OR_FOLLOWER when
+                                        the metadata has it on other brokers only)
     an internal topic                   INVALID_TOPIC_EXCEPTION (__consumer_offsets,
                                         __transaction_state: clients may not delete
                                         records of them)
@@ -76,7 +77,7 @@ def delete_records(broker, topic: str, index: int, offset: int) -> tuple[int, in
     """(error code, low watermark, whether the log start moved) for one partition."""
     partition = broker.partition(topic, index)
     if partition is None:
-        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, INVALID_LOW_WATERMARK, False
+        return broker.no_partition_error(topic, index), INVALID_LOW_WATERMARK, False
     if topic in INTERNAL_TOPICS:
         return ErrorCode.INVALID_TOPIC_EXCEPTION, INVALID_LOW_WATERMARK, False
     before = partition.log_start_offset

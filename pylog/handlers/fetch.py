@@ -107,7 +107,7 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
     partition = broker.partition(topic, request.partition)
     index = request.partition
     if partition is None:
-        return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 0
+        return failed(index, broker.no_partition_error(topic, index)), 0
     epoch_error = partition.check_leader(_said(request.current_leader_epoch))
     if epoch_error:
         return failed(index, epoch_error), 0
@@ -123,7 +123,7 @@ def read_for_follower(broker, topic: str, request, replica_id: int, budget: int,
     partition = broker.partition(topic, request.partition)
     index = request.partition
     if partition is None:
-        return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 0
+        return failed(index, broker.no_partition_error(topic, index)), 0
     current_leader_epoch = _said(request.current_leader_epoch)
     error = partition.check_follower_fetch(replica_id, current_leader_epoch)
     if error:

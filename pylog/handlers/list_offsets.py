@@ -41,7 +41,7 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int,
     index = request.partition_index
     partition = broker.partition(topic, index)
     if partition is None:
-        return PartitionResponse(partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return PartitionResponse(partition_index=index, error_code=broker.no_partition_error(topic, index))
     epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
     epoch_error = partition.check_leader(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:

@@ -15,7 +15,6 @@ requester but its debugging id).
 
 from __future__ import annotations
 
-from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetForLeaderEpochResponse
 from pylog.partition import NO_LEADER_EPOCH
 
@@ -37,7 +36,7 @@ def make_handler(broker):
 def end_of_epoch(broker, topic: str, request) -> EpochEndOffset:
     partition = broker.partition(topic, request.partition)
     if partition is None:
-        return EpochEndOffset(partition=request.partition, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return EpochEndOffset(partition=request.partition, error_code=broker.no_partition_error(topic, request.partition))
     epoch = request.current_leader_epoch  # only -1 means "not said" here; -5 is fenced
     epoch_error = partition.check_leader(None if epoch == NO_LEADER_EPOCH else epoch)
     if epoch_error:

@@ -139,7 +139,7 @@ def append_partition(broker, topic: str, data, version: int, now: int,
     """The partition's answer, and for acks=-1 after a successful append what it waits for."""
     partition = broker.partition(topic, data.index)
     if partition is None:
-        return failure(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None
+        return failure(data.index, broker.no_partition_error(topic, data.index)), None
     records = data.records or b""
     try:
         batch_bytes = check_produce_records(records, version)

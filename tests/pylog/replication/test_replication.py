@@ -1,8 +1,10 @@
 """Replication between real brokers: leaders, followers, the HW, ISR changes, acks=-1.
 
-Two or three `Broker`s in one event loop on real sockets (tests/pylog/replication/
-cluster_support.py): the test publishes partition registrations by hand, as the metadata
-publisher will, and a controller stand-in answers AlterPartition. Producers and consumers
+A controller-only node and two or three broker-only nodes in one event loop on real
+sockets (tests/pylog/replication/cluster_support.py): the topic is created with
+CreateTopics, leadership and replicas move through the controller (reassignments,
+preferred elections), and the leaders' AlterPartition requests go to that controller.
+A "stopped" follower is one whose fetching the harness paused. Producers and consumers
 are raw Kafka requests over `NodeClient`.
 """
 
@@ -48,7 +50,7 @@ def test_followers_replicate_byte_identical_segments_and_epochs(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 3, topic_configs={"segment.bytes": "1024"})
         try:
-            cluster.lead(1, (1, 2, 3))
+            epoch = (await cluster.create_topic((1, 2, 3))).leader_epoch
             client = cluster.client(1)
             for i in range(30):
                 answer = await produce(client, batch(b"value-%03d" % i, b"x" * 40))
@@ -61,9 +63,9 @@ def test_followers_replicate_byte_identical_segments_and_epochs(tmp_path):
             assert len(leader_files) > 1   # several segments: rolls happen on the followers too
             for node_id in (2, 3):
                 assert segment_bytes(cluster.brokers[node_id]) == leader_files
-                assert cluster.partition(node_id).log.epoch_entries == [(1, 0)]
+                assert cluster.partition(node_id).log.epoch_entries == [(epoch, 0)]
                 assert cluster.partition(node_id).is_leader is False
-            assert cluster.partition(1).log.epoch_entries == [(1, 0)]
+            assert cluster.partition(1).log.epoch_entries == [(epoch, 0)]
         finally:
             await cluster.stop()
     run(scenario())
@@ -75,7 +77,7 @@ def test_the_hw_is_the_smallest_isr_leo_and_consumers_stop_at_it(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2, broker_configs={"replica.lag.time.max.ms": "1500"})
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
             client = cluster.client(1)
             assert (await produce(client, batch(b"a", b"b"))).error_code == ErrorCode.NONE
             assert cluster.partition(1).high_watermark == 2
@@ -107,7 +109,7 @@ def test_the_hw_is_the_smallest_isr_leo_and_consumers_stop_at_it(tmp_path):
             assert (await produce(client, batch(b"f"), acks=1)).error_code == ErrorCode.NONE
             assert cluster.partition(1).high_watermark == 5
             await eventually(lambda: cluster.registration.isr == (1,), what="ISR shrunk to (1,)")
-            assert cluster.controller.isrs()[-1] == (1,)
+            assert cluster.isrs()[-1] == (1,)
             await eventually(lambda: cluster.partition(1).high_watermark == 6, what="HW at the leader's LEO")
             assert read_batch_header((await fetch(client, 5)).records).base_offset == 5
 
@@ -126,7 +128,7 @@ def test_acks_all_waits_for_the_follower_and_times_out_without_it(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
             client = cluster.client(1)
             cluster.pause_fetching(2)
             await asyncio.sleep(0.6)
@@ -136,7 +138,7 @@ def test_acks_all_waits_for_the_follower_and_times_out_without_it(tmp_path):
             await asyncio.sleep(0.2)
             # the waiting produce parks its own connection only
             metadata = await other.send(MetadataRequest(topics=None), 12)
-            assert [b.node_id for b in metadata.brokers] == [1]
+            assert sorted(b.node_id for b in metadata.brokers) == [1, 2]
             assert not pending.done()
             timed_out = await pending
             assert time.monotonic() - started_at >= 0.9
@@ -159,23 +161,31 @@ def test_a_waiting_acks_all_produce_ends_on_a_leader_change_or_a_deletion(tmp_pa
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
             client = cluster.client(1)
             cluster.pause_fetching(2)
             await asyncio.sleep(0.6)
             pending = asyncio.ensure_future(produce(client, batch(b"a"), timeout_ms=20_000))
             await asyncio.sleep(0.2)
             assert not pending.done()
-            cluster.lead(2, (1, 2), isr=(2,), leader_epoch=2, partition_epoch=2)
+            # the controller elects broker 2 (still in the ISR: not lagging for replica.lag.time.max.ms)
+            elected = asyncio.ensure_future(cluster.elect(2))
             moved = await asyncio.wait_for(pending, 2)
             assert (moved.error_code, moved.base_offset) == (ErrorCode.NOT_LEADER_OR_FOLLOWER, 0)
+            await elected
+            cluster.resume_fetching(2)   # it leads: nothing to fetch
 
-            cluster.lead(1, (1, 2), isr=(1, 2), leader_epoch=3, partition_epoch=3, to=(1,))
+            # back to broker 1, with broker 2 in the ISR but not fetching
+            cluster.pause_fetching(2)
+            await cluster.elect(1)
+            assert cluster.registration.isr == (1, 2)
+            await asyncio.sleep(0.6)
             pending = asyncio.ensure_future(produce(client, batch(b"b"), timeout_ms=20_000))
             await asyncio.sleep(0.2)
             assert not pending.done()
-            cluster.brokers[1].delete_topic(TOPIC)
+            deleting = asyncio.ensure_future(cluster.brokers[1].delete_topic(TOPIC))
             gone = await asyncio.wait_for(pending, 2)
+            await deleting
             assert gone.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         finally:
             await cluster.stop()
@@ -186,8 +196,12 @@ def test_not_enough_replicas_until_the_follower_joins_the_isr(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2, topic_configs={"min.insync.replicas": "2"})
         try:
-            # the follower is assigned but not told yet: it does not fetch, the ISR is the leader alone
-            cluster.lead(1, (1, 2), isr=(1,), to=(1,))
+            # the follower is being added (a reassignment onto (1, 2)) and does not fetch yet:
+            # the ISR is the leader alone
+            await cluster.create_topic((1,))
+            cluster.pause_fetching(2)
+            await cluster.reassign((1, 2))
+            assert cluster.registration.isr == (1,)
             client = cluster.client(1)
             refused = await produce(client, batch(b"a"))
             assert (refused.error_code, refused.base_offset) == (ErrorCode.NOT_ENOUGH_REPLICAS, -1)
@@ -195,11 +209,12 @@ def test_not_enough_replicas_until_the_follower_joins_the_isr(tmp_path):
             # acks=1 does not care about min.insync.replicas
             assert (await produce(client, batch(b"b"), acks=1)).error_code == ErrorCode.NONE
 
-            cluster.apply(cluster.registration, to=(2,))   # the follower starts fetching, catches up, joins
+            cluster.resume_fetching(2)   # the follower starts fetching, catches up, joins
             await eventually(lambda: cluster.registration.isr == (1, 2), what="ISR expanded to (1, 2)")
             accepted = await produce(client, batch(b"c"))
             assert (accepted.error_code, accepted.base_offset) == (ErrorCode.NONE, 1)
-            assert cluster.controller.isrs() == [(1, 2)]
+            assert cluster.isrs() == [(1, 2)]
+            assert cluster.registration.replicas == (1, 2) and not cluster.registration.adding_replicas
         finally:
             await cluster.stop()
     run(scenario())
@@ -211,25 +226,27 @@ def test_a_follower_truncates_records_of_an_old_epoch_through_diverging_epoch(tm
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            first_epoch = (await cluster.create_topic((1, 2))).leader_epoch
             first = cluster.client(1)
             assert (await produce(first, batch(b"a", b"b", b"c"))).error_code == ErrorCode.NONE
             cluster.pause_fetching(2)
             await asyncio.sleep(0.6)
-            # only broker 1 gets these (epoch 1, offsets 3..8)
+            # only broker 1 gets these (the first epoch, offsets 3..8)
             for values in ((b"x1", b"x2"), (b"x3", b"x4"), (b"x5", b"x6")):
                 assert (await produce(first, batch(*values), acks=1)).error_code == ErrorCode.NONE
             assert (leo(cluster, 1), leo(cluster, 2)) == (9, 3)
 
-            # broker 2 is elected at epoch 2 and takes writes; broker 1 follows it
-            cluster.lead(2, (1, 2), isr=(2,), leader_epoch=2, partition_epoch=2)
+            # broker 2 (still in the ISR) is elected at the next epoch and takes writes; broker 1 follows it
+            second_epoch = (await cluster.elect(2)).leader_epoch
+            assert leo(cluster, 2) == 3
+            cluster.resume_fetching(2)   # it leads: nothing to fetch
             second = cluster.client(2)
             assert (await produce(second, batch(b"d", b"e"))).base_offset == 3
-            await eventually(lambda: leo(cluster, 1) == 5 and cluster.partition(1).log.latest_epoch == 2,
+            await eventually(lambda: leo(cluster, 1) == 5 and cluster.partition(1).log.latest_epoch == second_epoch,
                              what="broker 1 truncated and caught up")
             assert segment_bytes(cluster.brokers[1]) == segment_bytes(cluster.brokers[2])
-            assert cluster.partition(1).log.epoch_entries == [(1, 0), (2, 3)]
-            assert cluster.partition(2).log.epoch_entries == [(1, 0), (2, 3)]
+            assert cluster.partition(1).log.epoch_entries == [(first_epoch, 0), (second_epoch, 3)]
+            assert cluster.partition(2).log.epoch_entries == [(first_epoch, 0), (second_epoch, 3)]
             assert not cluster.partition(1).is_leader
         finally:
             await cluster.stop()
@@ -240,7 +257,7 @@ def test_a_follower_below_the_leaders_log_start_starts_its_log_there(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2), isr=(1,), to=(1,))   # the follower is not told yet
+            await cluster.create_topic((1,))   # the follower is added later
             client = cluster.client(1)
             for i in range(4):
                 assert (await produce(client, batch(b"a%d" % i, b"b%d" % i))).error_code == ErrorCode.NONE
@@ -249,7 +266,7 @@ def test_a_follower_below_the_leaders_log_start_starts_its_log_there(tmp_path):
                     DeleteRecordsRequest.DeleteRecordsPartition(partition_index=0, offset=5)])]), 2)
             assert deleted.topics[0].partitions[0].low_watermark == 5
             # the follower fetches at 0: OFFSET_OUT_OF_RANGE; the leader's log starts above its LEO
-            cluster.apply(cluster.registration, to=(2,))
+            await cluster.reassign((1, 2))
             await eventually(lambda: leo(cluster, 2) == 8, what="the follower at the leader's LEO")
             follower = cluster.partition(2)
             # the log starts again at the base of the batch holding 5, then takes the leader's log start
@@ -267,31 +284,35 @@ def test_follower_fetch_errors_on_the_leader(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 3)
         try:
-            cluster.lead(1, (1, 2), leader_epoch=4, to=(1,))   # broker 3 is no replica; 2 does not fetch
+            # broker 3 is no replica; 2 does not fetch; the leader epoch e is at least 1
+            await cluster.create_topic((1, 2))
+            e = (await cluster.bump_leader_epoch()).leader_epoch
+            cluster.pause_fetching(2)
+            await asyncio.sleep(0.6)   # a fetch in flight comes back and none follows
             client = cluster.client(1)
             assert (await produce(client, batch(b"a", b"b"), acks=1)).error_code == ErrorCode.NONE
             # a broker that is no replica: UNKNOWN_LEADER_EPOCH when it names an epoch, else NOT_LEADER_OR_FOLLOWER
-            assert (await fetch(client, 0, replica_id=3, current_leader_epoch=4)).error_code == \
+            assert (await fetch(client, 0, replica_id=3, current_leader_epoch=e)).error_code == \
                 ErrorCode.UNKNOWN_LEADER_EPOCH
             assert (await fetch(client, 0, replica_id=3)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
             # a replica with a stale or a future epoch
-            assert (await fetch(client, 0, replica_id=2, current_leader_epoch=3)).error_code == \
+            assert (await fetch(client, 0, replica_id=2, current_leader_epoch=e - 1)).error_code == \
                 ErrorCode.FENCED_LEADER_EPOCH
-            assert (await fetch(client, 0, replica_id=2, current_leader_epoch=5)).error_code == \
+            assert (await fetch(client, 0, replica_id=2, current_leader_epoch=e + 1)).error_code == \
                 ErrorCode.UNKNOWN_LEADER_EPOCH
             # a last fetched epoch the leader cannot place
-            unknown = await fetch(client, 2, replica_id=2, current_leader_epoch=4, last_fetched_epoch=9)
+            unknown = await fetch(client, 2, replica_id=2, current_leader_epoch=e, last_fetched_epoch=e + 5)
             assert unknown.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
             # an epoch that ended before the fetch offset
-            diverging = await fetch(client, 7, replica_id=2, current_leader_epoch=4, last_fetched_epoch=3)
+            diverging = await fetch(client, 7, replica_id=2, current_leader_epoch=e, last_fetched_epoch=e - 1)
             assert diverging.error_code == ErrorCode.NONE and diverging.records == b""
-            assert (diverging.diverging_epoch.epoch, diverging.diverging_epoch.end_offset) == (3, 0)
+            assert (diverging.diverging_epoch.epoch, diverging.diverging_epoch.end_offset) == (e - 1, 0)
             # a follower reads past the HW, to the LEO; the answer's HW is the leader's
-            ok = await fetch(client, 0, replica_id=2, current_leader_epoch=4, last_fetched_epoch=-1)
+            ok = await fetch(client, 0, replica_id=2, current_leader_epoch=e, last_fetched_epoch=-1)
             assert (ok.error_code, ok.high_watermark) == (ErrorCode.NONE, 0)
             assert read_batch_header(ok.records).base_offset == 0
             assert cluster.partition(1).high_watermark == 0   # fetched at 0: the follower holds nothing yet
-            done = await fetch(client, 2, replica_id=2, current_leader_epoch=4, last_fetched_epoch=4)
+            done = await fetch(client, 2, replica_id=2, current_leader_epoch=e, last_fetched_epoch=e)
             assert (done.error_code, done.high_watermark) == (ErrorCode.NONE, 2)
         finally:
             await cluster.stop()
@@ -302,14 +323,15 @@ def test_a_follower_refuses_clients(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
+            e = (await cluster.bump_leader_epoch()).leader_epoch   # a stale epoch e - 1 >= 0 exists
             assert (await produce(cluster.client(1), batch(b"a"))).error_code == ErrorCode.NONE
             follower = cluster.client(2)
             refused = await produce(follower, batch(b"b"))
             assert (refused.error_code, refused.base_offset, refused.log_start_offset) == \
                 (ErrorCode.NOT_LEADER_OR_FOLLOWER, -1, -1)
             assert (await fetch(follower, 0)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
-            assert (await fetch(follower, 0, current_leader_epoch=0)).error_code == ErrorCode.FENCED_LEADER_EPOCH
+            assert (await fetch(follower, 0, current_leader_epoch=e - 1)).error_code == ErrorCode.FENCED_LEADER_EPOCH
             listed = await follower.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
                 ListOffsetsRequest.ListOffsetsTopic(name=TOPIC, partitions=[
                     ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=-1)])]), 7)
@@ -329,18 +351,32 @@ def test_a_follower_refuses_clients(tmp_path):
     run(scenario())
 
 
-def test_no_replica_any_more_stops_fetching_and_keeps_the_log(tmp_path):
+def test_no_replica_any_more_stops_fetching_and_deletes_the_log(tmp_path):
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
             assert (await produce(cluster.client(1), batch(b"a"))).error_code == ErrorCode.NONE
-            cluster.lead(1, (1,), partition_epoch=2)
+            assert leo(cluster, 2) == 1
+            log_dir = cluster.partition(2).log.dir
+            await cluster.reassign((1,))
+            # moved away: fetching stops and the replica is deleted (Kafka's broker deletes
+            # a partition the metadata no longer places on it)
             assert cluster.brokers[2].fetcher_manager.leader_of((TOPIC, 0)) is None
+            assert cluster.partition(2) is None
+            await eventually(lambda: not log_dir.exists(), what="the moved replica's directory gone")
             assert (await produce(cluster.client(1), batch(b"b"))).error_code == ErrorCode.NONE
-            await asyncio.sleep(0.6)
-            assert leo(cluster, 2) == 1 and leo(cluster, 1) == 2
-            assert (await fetch(cluster.client(2), 0)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            assert leo(cluster, 1) == 2
+            # the topic is in broker 2's metadata, on other brokers: clients are sent to refresh it
+            gone = cluster.client(2)
+            assert (await fetch(gone, 0)).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            assert (await produce(gone, batch(b"c"))).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            listed = await gone.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+                ListOffsetsRequest.ListOffsetsTopic(name=TOPIC, partitions=[
+                    ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=-1),
+                    ListOffsetsRequest.ListOffsetsPartition(partition_index=1, timestamp=-1)])]), 7)
+            assert [p.error_code for p in listed.topics[0].partitions] == \
+                [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
         finally:
             await cluster.stop()
     run(scenario())
@@ -371,7 +407,7 @@ def test_kafka_python_acks_all_is_answered_once_the_follower_has_the_records(tmp
     async def scenario():
         cluster = await started(tmp_path, 2)
         try:
-            cluster.lead(1, (1, 2))
+            await cluster.create_topic((1, 2))
             bootstrap = f"127.0.0.1:{cluster.brokers[1].port}"
 
             def produce_with_kafka_python():
