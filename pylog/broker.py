@@ -249,7 +249,7 @@ class Broker:
         if self.controller is not None:
             self.controller.listeners.append(self.publisher.publish)
         else:
-            self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish(image)
+            self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish_async(image)
             self.metadata_follower.start_fetching()
             await self.metadata_follower.catch_up()
         self.producer_ids = ProducerIdManager(self.controller_channel, self.node_id,
@@ -261,6 +261,8 @@ class Broker:
             heartbeat_interval_ms=self.config.broker_heartbeat_interval_ms,
             metadata_offset=lambda: self.publisher.published_offset)
         self.metadata.broker_epoch = await self.lifecycle.register()
+        if self.controller is not None:
+            self.controller.local_broker_alive = True
         self.lifecycle.start_heartbeats()
         await self.lifecycle.heartbeat()
         try:
@@ -299,6 +301,8 @@ class Broker:
     async def stop(self) -> None:
         # Controlled shutdown first, while requests are still served: the controller moves
         # this broker's leaderships to other in-sync replicas, so clients move with them.
+        if self.controller is not None:
+            self.controller.local_broker_alive = False
         if self.lifecycle is not None:
             if not await self.lifecycle.controlled_shutdown(self.config.get("controlled.shutdown.timeout.ms")
                                                             if self.config.is_set("controlled.shutdown.timeout.ms")

@@ -22,12 +22,15 @@ What it remembers (`_published`): per topic id the name and the registrations it
 on, the topic configs, and the broker registrations. Registrations are frozen values, so
 "changed" is plain inequality.
 
-Runs on the broker's event loop, called synchronously after each applied batch; the
-broker's handlers see the new state when it returns.
+Runs on the broker's event loop after each applied batch: synchronously inside the
+controller's commit in a combined node (`publish`), or as the follower's awaited callback
+(`publish_async`, which lets heartbeats and requests run between partitions; the follower
+applies no other batch meanwhile).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 
@@ -47,6 +50,20 @@ class MetadataPublisher:
         self.published_offset = -1
 
     def publish(self, image: MetadataImage) -> None:
+        """Act on everything `image` changed, at once (the combined node: called inside
+        its controller's commit)."""
+        for _ in self._steps(image):
+            pass
+
+    async def publish_async(self, image: MetadataImage) -> None:
+        """The same, giving the event loop back after each partition, so that a batch
+        of many partitions (a new `__consumer_offsets`: 50 logs created) does not hold
+        the heartbeats back for longer than the controller's session timeout."""
+        for _ in self._steps(image):
+            await asyncio.sleep(0)
+
+    def _steps(self, image: MetadataImage):
+        """The work of one publication; yields after each partition acted on."""
         broker = self.broker
         node_id = broker.node_id
         broker.metadata.set_topics(
@@ -76,6 +93,8 @@ class MetadataPublisher:
                     if topic.name == OFFSETS_TOPIC:
                         broker.on_offsets_partition_leadership(index, registration.leader == node_id,
                                                                registration.leader_epoch)
+                    yield
                 elif previous is not None and node_id in previous.replicas:
                     broker.remove_topic_logs(topic.name, [index])
+                    yield
         self.published_offset = image.offset

@@ -30,7 +30,8 @@ expired (no heartbeat for `broker.session.timeout.ms`) are fenced and their part
 new leaders; every `leader.imbalance.check.interval.seconds`, with
 `auto.leader.rebalance.enable`, leadership moves back to preferred replicas; every five
 minutes, leaderless partitions of topics with `unclean.leader.election.enable` elect any
-live replica.
+live replica. A combined node's own broker is never fenced for a late heartbeat: its
+session is renewed at every tick while it runs (both live in one process; a pylog choice).
 
 Start (pylog/controller/bootstrap.py `start_controller`): a new Raft epoch begins with a
 LeaderChange control batch; the log is read back into the image; an empty log gets the
@@ -81,6 +82,7 @@ class QuorumController:
         self.rng = random.Random()
         self.listeners: list[Callable[[MetadataImage], None]] = []
         self.active = False
+        self.local_broker_alive = False   # a combined node's broker: registered, not stopping
         self._tick_task: asyncio.Task | None = None
         self._last_rebalance_ms = self._last_unclean_ms = 0
 
@@ -177,6 +179,12 @@ class QuorumController:
             await asyncio.sleep(fence_every_s)
             try:
                 current = now_ms()
+                if self.local_broker_alive:
+                    # This process's broker lives as long as this code runs: its session
+                    # is kept, whatever delays the loop had (a long fsync, a busy machine).
+                    registration = self.image.brokers.get(self.node_id)
+                    if registration is not None:
+                        self.heartbeats.update_contact(self.node_id, registration.epoch, current)
                 self.commit(apis.expire_sessions(self, current), current)
                 rebalance_ms = self.config.leader_imbalance_check_interval_seconds * 1000
                 if self.config.auto_leader_rebalance_enable and current - self._last_rebalance_ms >= rebalance_ms:
