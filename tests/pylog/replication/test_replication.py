@@ -211,6 +211,7 @@ def test_not_enough_replicas_until_the_follower_joins_the_isr(tmp_path):
 
             cluster.resume_fetching(2)   # the follower starts fetching, catches up, joins
             await eventually(lambda: cluster.registration.isr == (1, 2), what="ISR expanded to (1, 2)")
+            await cluster.settled()   # the leader has the controller's answer too
             accepted = await produce(client, batch(b"c"))
             assert (accepted.error_code, accepted.base_offset) == (ErrorCode.NONE, 1)
             assert cluster.isrs() == [(1, 2)]
