@@ -21,9 +21,10 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/pylog serve --host localhost --port 9092 --data-dir ./pylog-data
 
-# The whole suite (tests/compat, which needs the other toolchains, is `make compat`).
+# The whole suite (tests/compat, which needs the other toolchains, is `make compat`), as three
+# pytest runs side by side: the cluster tests mostly wait (tests/suite.py).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m tests.suite
 
 # Regenerate protocol/messages, protocol/internal and protocol/metadata from Kafka's definitions, fetched once
 # from its sources jars in the Maven repository (the versions are pinned in protocol/kafka_specs.py).

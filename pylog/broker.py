@@ -260,7 +260,8 @@ class Broker:
             directory_ids=[d for d in [read_directory_id(self.log_dir)] if d is not None],
             heartbeat_interval_ms=self.config.broker_heartbeat_interval_ms,
             metadata_offset=lambda: self.publisher.published_offset)
-        self.metadata.broker_epoch = await self.lifecycle.register()
+        self.metadata.broker_epoch = await self.lifecycle.register(
+            self.config.initial_broker_registration_timeout_ms)
         if self.controller is not None:
             self.controller.local_broker_alive = True
         self.lifecycle.start_heartbeats()

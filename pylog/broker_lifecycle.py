@@ -13,7 +13,7 @@ Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_ch
 
 A registration refused (DUPLICATE_BROKER_REGISTRATION: the node id is alive elsewhere, or
 its previous session has not expired yet) or a controller out of reach is retried every
-heartbeat interval until `initial_registration_timeout_ms`. A heartbeat that fails
+heartbeat interval until `initial.broker.registration.timeout.ms`; then the start fails. A heartbeat that fails
 (NodeUnavailable, STALE_BROKER_EPOCH...) is retried on the next tick; a fenced broker
 stays registered and unfences itself again once the controller answers it caught up.
 

@@ -79,6 +79,9 @@ _KEYS: tuple[ConfigKey, ...] = (
               at_least(1), kafka_default=9000),
     ConfigKey("broker.heartbeat.interval.ms", _I, 200,
               "How often a broker heartbeats to the controller.", at_least(1), kafka_default=2000),
+    ConfigKey("initial.broker.registration.timeout.ms", _I, 60000,
+              "How long a starting broker tries to register with the controller before it "
+              "gives up.", at_least(1)),
     ConfigKey("metadata.log.dir", _STR, None,
               "Directory of __cluster_metadata (else the first of log.dirs)."),
     ConfigKey("leader.imbalance.check.interval.seconds", _L, 300,

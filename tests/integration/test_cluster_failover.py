@@ -18,6 +18,8 @@ from __future__ import annotations
 
 
 
+import pytest
+
 from pylog.cluster import CONTROLLER_NODE_ID, Cluster
 from tests.integration.cluster_support import (
     ConfluentStream,
@@ -57,6 +59,7 @@ def campaign(tmp_path, acks: str, kills: int):
     return results, stored, failovers
 
 
+@pytest.mark.timeout(600)
 def test_acks_all_loses_no_acknowledged_record_through_twenty_leader_kills(tmp_path):
     results, stored, failovers = campaign(tmp_path, "all", KILLS)
     everything = [value for values in stored.values() for value in values]
@@ -78,6 +81,7 @@ def test_acks_all_loses_no_acknowledged_record_through_twenty_leader_kills(tmp_p
           f"median {sorted(failovers)[len(failovers) // 2]:.2f} s, max {max(failovers):.2f} s")
 
 
+@pytest.mark.timeout(600)
 def test_acks_one_may_lose_acknowledged_records_and_the_test_says_how_many(tmp_path):
     results, stored, _ = campaign(tmp_path, "1", 5)
     position = {value for values in stored.values() for value in values}

@@ -10,7 +10,7 @@
   another incarnation: DUPLICATE_BROKER_REGISTRATION, and the live broker stays
   registered with the epoch it had. A whole `pylog serve` broker process started with that
   node id against the cluster's controller never joins: it retries for
-  `INITIAL_REGISTRATION_TIMEOUT_MS` and exits with an error naming the refusal, and the
+  `initial.broker.registration.timeout.ms` (here 5 s) and exits with an error naming the refusal, and the
   cluster's Metadata shows the original broker at its own port all along.
 """
 
@@ -25,13 +25,15 @@ from kafka import KafkaProducer
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import BrokerRegistrationRequest
-from pylog.broker_lifecycle import INITIAL_REGISTRATION_TIMEOUT_MS, SUPPORTED_FEATURES
+from pylog.broker_lifecycle import SUPPORTED_FEATURES
 from pylog.cluster import READY_PREFIX, Cluster, NodeProcess, _metadata
 from pylog.network_client import NodeClient
 from protocol.metadata import RegisterBrokerRecord
 from tests.integration.cluster_support import create_topic
 from tests.integration.cluster_wire import fetch, metadata_records, partition_view, wait_until
 
+
+IMPOSTOR_TIMEOUT_MS = 5000
 
 def produce(cluster, topic: str, count: int) -> None:
     producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks=-1)
@@ -123,9 +125,10 @@ def test_a_second_broker_with_a_live_node_id_is_refused_registration(tmp_path):
         # a whole broker process with node id 1 never joins
         impostor = NodeProcess(1, tmp_path / "impostor", {
             **cluster.config, "process.roles": "broker", "node.id": "1",
-            "controller.quorum.bootstrap.servers": f"127.0.0.1:{cluster.controller.port}"}, tmp_path / "impostor.log")
+            "controller.quorum.bootstrap.servers": f"127.0.0.1:{cluster.controller.port}",
+            "initial.broker.registration.timeout.ms": str(IMPOSTOR_TIMEOUT_MS)}, tmp_path / "impostor.log")
         impostor.spawn()
-        deadline = time.monotonic() + INITIAL_REGISTRATION_TIMEOUT_MS / 1000 + 60
+        deadline = time.monotonic() + IMPOSTOR_TIMEOUT_MS / 1000 + 60
         try:
             while impostor.process.poll() is None and time.monotonic() < deadline:
                 brokers = {b.node_id: b.port for b in _metadata(cluster.brokers[2].port, "after").brokers}

@@ -1,0 +1,63 @@
+"""`make test`: the whole Python suite, as three pytest runs side by side.
+
+    python -m tests.suite
+
+Most of the cluster tests' time is waiting (brokers fenced after a session timeout, processes
+restarted, ISRs refilled), not computing, so they run beside the rest of the suite instead
+of after it:
+
+    campaign   tests/integration/test_cluster_failover.py (the leader-kill campaigns)
+    cluster    every other tests/integration/test_cluster_*.py
+    the rest   everything else under tests/ (compat excluded, as pyproject.toml says)
+
+Each run's output is printed whole when it ends, one after the other. The suite fails if any
+run fails, including one that ran no test (pytest's exit code 5).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CAMPAIGN = "tests/integration/test_cluster_failover.py"
+
+
+def groups() -> dict[str, list[str]]:
+    cluster = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "tests" / "integration").glob("test_cluster_*.py")
+                     if str(path.relative_to(ROOT)) != CAMPAIGN)
+    return {
+        "campaign": [CAMPAIGN],
+        "cluster": cluster,
+        "the rest": ["tests", f"--ignore={CAMPAIGN}", *(f"--ignore={path}" for path in cluster)],
+    }
+
+
+def main() -> int:
+    started = time.monotonic()
+    runs = []
+    for name, arguments in groups().items():
+        output = tempfile.TemporaryFile()
+        process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *arguments], cwd=ROOT,
+                                   stdout=output, stderr=subprocess.STDOUT)
+        runs.append((name, process, output))
+    failed = []
+    for name, process, output in runs:
+        code = process.wait()
+        output.seek(0)
+        sys.stdout.write(f"\n===== {name}: pytest exited {code} =====\n")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(output.read())
+        sys.stdout.flush()
+        if code != 0:
+            failed.append(f"{name} ({code})")
+    elapsed = time.monotonic() - started
+    print(f"\n===== suite: {'FAILED ' + ', '.join(failed) if failed else 'passed'} in {elapsed:.0f} s =====")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
