@@ -21,8 +21,8 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/pylog serve --host localhost --port 9092 --data-dir ./pylog-data
 
-# The whole suite (tests/compat, which needs the other toolchains, is `make compat`), as three
-# pytest runs side by side: the cluster tests mostly wait (tests/suite.py).
+# The whole suite (tests/compat, which needs the other toolchains, is `make compat`), as four
+# pytest runs side by side: the cluster and client tests mostly wait (tests/suite.py).
 test: $(STAMP)
 	$(BIN)/python -m tests.suite
 

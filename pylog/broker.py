@@ -105,7 +105,7 @@ from pylog.metadata import (
     PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
     write_partition_metadata,
 )
-from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, BrokerLifecycle
+from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, BrokerLifecycle, RegistrationFailed
 from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.controller.apis import controller_apis
 from pylog.controller.quorum_controller import QuorumController
@@ -260,8 +260,14 @@ class Broker:
             directory_ids=[d for d in [read_directory_id(self.log_dir)] if d is not None],
             heartbeat_interval_ms=self.config.broker_heartbeat_interval_ms,
             metadata_offset=lambda: self.publisher.published_offset)
-        self.metadata.broker_epoch = await self.lifecycle.register(
-            self.config.initial_broker_registration_timeout_ms)
+        try:
+            self.metadata.broker_epoch = await self.lifecycle.register(
+                self.config.initial_broker_registration_timeout_ms)
+        except RegistrationFailed:
+            # nothing of this start may keep the process alive: its tasks end here
+            self.lifecycle = None
+            await self.stop()
+            raise
         if self.controller is not None:
             self.controller.local_broker_alive = True
         self.lifecycle.start_heartbeats()

@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def serve_command(args) -> int:
     from pylog.broker import Broker
+    from pylog.broker_lifecycle import RegistrationFailed
     from pylog.config import BrokerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -83,7 +84,11 @@ def serve_command(args) -> int:
         except ImportError:
             pass
         broker = Broker(config)
-        await broker.start(args.host, args.port)
+        try:
+            await broker.start(args.host, args.port)
+        except RegistrationFailed as e:
+            logging.getLogger("pylog.cli").error("%s", e)
+            raise SystemExit(1) from None
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):  # before the ready line: a stop may follow it at once

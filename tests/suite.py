@@ -1,14 +1,15 @@
-"""`make test`: the whole Python suite, as three pytest runs side by side.
+"""`make test`: the whole Python suite, as four pytest runs side by side.
 
     python -m tests.suite
 
-Most of the cluster tests' time is waiting (brokers fenced after a session timeout, processes
-restarted, ISRs refilled), not computing, so they run beside the rest of the suite instead
-of after it:
+Most of the time of the cluster and client tests is waiting (brokers fenced after a session
+timeout, processes restarted, ISRs refilled, clients backing off), not computing, so the
+groups run beside each other instead of one after the other:
 
-    campaign   tests/integration/test_cluster_failover.py (the leader-kill campaigns)
-    cluster    every other tests/integration/test_cluster_*.py
-    the rest   everything else under tests/ (compat excluded, as pyproject.toml says)
+    campaign      tests/integration/test_cluster_failover.py (the leader-kill campaigns)
+    cluster       every other tests/integration/test_cluster_*.py
+    integration   the rest of tests/integration (real clients against real brokers)
+    units         everything else under tests/ (compat excluded, as pyproject.toml says)
 
 Each run's output is printed whole when it ends, one after the other. The suite fails if any
 run fails, including one that ran no test (pytest's exit code 5).
@@ -32,7 +33,8 @@ def groups() -> dict[str, list[str]]:
     return {
         "campaign": [CAMPAIGN],
         "cluster": cluster,
-        "the rest": ["tests", f"--ignore={CAMPAIGN}", *(f"--ignore={path}" for path in cluster)],
+        "integration": ["tests/integration", f"--ignore={CAMPAIGN}", *(f"--ignore={path}" for path in cluster)],
+        "units": ["tests", "--ignore=tests/integration"],
     }
 
 
