@@ -48,7 +48,7 @@ the next start.
 Replication (`apply_partition_registration`, called by the metadata publisher for every
 partition this broker is or was a replica of when its registration or the brokers
 changed): leader -> `Partition.make_leader`; follower -> `Partition.make_follower` and the
-partition's fetcher pointed at the leader's endpoint (listener PLAINTEXT, else the first
+partition's fetcher pointed at the leader's endpoint (this broker's listener name, else the first
 one); no replica any more -> fetching stops. `controller_channel` carries the
 AlterPartition requests.
 
@@ -561,7 +561,7 @@ class Broker:
         leader = brokers.get(registration.leader) if registration.leader != NO_LEADER else None
         endpoint = None
         if leader is not None:
-            endpoint = leader.endpoint("PLAINTEXT") or (leader.endpoints[0] if leader.endpoints else None)
+            endpoint = leader.endpoint_or_first(self.config.listener_endpoint().listener_name)
         if endpoint is None:
             self.fetcher_manager.remove_partition(key)
             return

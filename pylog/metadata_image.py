@@ -106,6 +106,11 @@ class BrokerRegistration:
     def endpoint(self, listener: str) -> Endpoint | None:
         return next((e for e in self.endpoints if e.name == listener), None)
 
+    def endpoint_or_first(self, listener: str) -> Endpoint | None:
+        """Where to reach this broker from `listener`'s side: that listener's endpoint,
+        else the first one it registered (None: it registered none)."""
+        return self.endpoint(listener) or (self.endpoints[0] if self.endpoints else None)
+
 
 @dataclass(frozen=True)
 class ControllerRegistration:

@@ -98,7 +98,7 @@ def group_coordinator_node(broker, group_id: str) -> tuple[int, str, int] | None
         return (broker.node_id, *broker.advertised_address())
     leader = image.brokers.get(registration.leader)
     listener = broker.config.listener_endpoint().listener_name
-    endpoint = leader and (leader.endpoint(listener) or (leader.endpoints[0] if leader.endpoints else None))
+    endpoint = leader and leader.endpoint_or_first(listener)
     if leader is None or leader.fenced or endpoint is None:
         return None
     return leader.broker_id, endpoint.host, endpoint.port

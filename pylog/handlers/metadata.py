@@ -55,7 +55,7 @@ def alive_brokers(broker) -> list:
     listener = broker.config.listener_endpoint().listener_name
     found = []
     for registration in sorted(broker.metadata_image().brokers.values(), key=lambda b: b.broker_id):
-        endpoint = registration.endpoint(listener) or (registration.endpoints[0] if registration.endpoints else None)
+        endpoint = registration.endpoint_or_first(listener)
         if registration.fenced or endpoint is None:
             continue
         found.append(MetadataResponse.MetadataResponseBroker(node_id=registration.broker_id, host=endpoint.host,

@@ -12,18 +12,11 @@
 from __future__ import annotations
 
 import json
-import time
 
 from pylog.cluster import Cluster
+from tests.integration.support import wait_until
 from tests.integration.cluster_support import create_topic, partition_states, wait_full_isr
 
-
-def wait_for(condition, what: str, timeout_s: float = 60):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.1)
 
 
 def test_preferred_leader_election_through_kafkas_tool(tmp_path, kafka_tools):
@@ -33,14 +26,14 @@ def test_preferred_leader_election_through_kafkas_tool(tmp_path, kafka_tools):
         preferred, replicas, _ = partition_states(cluster, "elect")[0]
         assert preferred == replicas[0]
         cluster.kill(preferred)
-        wait_for(lambda: cluster.leader("elect", 0) != preferred, "a new leader")
+        wait_until(lambda: cluster.leader("elect", 0) != preferred, 60, "a new leader")
         cluster.restart(preferred)
         wait_full_isr(cluster, "elect", 1, 3)
         assert partition_states(cluster, "elect")[0][0] != preferred
         result = kafka_tools.run("kafka-leader-election.sh", "--bootstrap-server", cluster.bootstrap_servers,
                                  "--election-type", "preferred", "--topic", "elect", "--partition", "0").check()
         assert "Successfully completed leader election (PREFERRED) for partitions elect-0" in result.stdout
-        wait_for(lambda: partition_states(cluster, "elect")[0][0] == preferred, "the preferred leader back")
+        wait_until(lambda: partition_states(cluster, "elect")[0][0] == preferred, 60, "the preferred leader back")
         again = kafka_tools.run("kafka-leader-election.sh", "--bootstrap-server", cluster.bootstrap_servers,
                                 "--election-type", "preferred", "--topic", "elect", "--partition", "0")
         assert "Valid replica already elected for partitions elect-0" in again.stdout + again.stderr
@@ -63,9 +56,9 @@ def test_partition_reassignment_through_kafkas_tool(tmp_path, kafka_tools):
                                      cluster.bootstrap_servers, "--reassignment-json-file", str(plan), "--verify")
             return "Reassignment of partition moving-0 is completed." in result.stdout
 
-        wait_for(verified, "the reassignment to complete")
+        wait_until(verified, 60, "the reassignment to complete")
         leader, now_replicas, isr = partition_states(cluster, "moving")[0]
         assert now_replicas == target and sorted(isr) == sorted(target) and leader in target
         removed = (set(replicas) - set(target)).pop()
-        wait_for(lambda: not (tmp_path / "cluster" / f"broker-{removed}" / "moving-0").exists(),
-                 "the removed replica's log to go")
+        wait_until(lambda: not (tmp_path / "cluster" / f"broker-{removed}" / "moving-0").exists(), 60,
+                   "the removed replica's log to go")

@@ -58,18 +58,6 @@ def partition_view(cluster, topic: str, index: int, via: int | None = None) -> P
     return None
 
 
-def wait_until(condition, timeout_s: float, what: str, interval_s: float = 0.05):
-    """Poll `condition()` until it returns something truthy (returned), or fail after `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
-    last = None
-    while True:
-        last = condition()
-        if last:
-            return last
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"not within {timeout_s} s: {what} (last seen {last!r})")
-        time.sleep(interval_s)
-
 
 def produce(port: int, topic: str, index: int, values: list[bytes], acks: int) -> tuple[int, int]:
     """One Produce v9 of `values` as one batch to the broker at `port` (no retry): (error code, base offset)."""

@@ -23,7 +23,8 @@ import pytest
 from protocol.metadata import BrokerRegistrationChangeRecord, FenceBrokerRecord, PartitionChangeRecord, PartitionRecord, TopicRecord
 from pylog.cluster import Cluster
 from tests.integration.cluster_support import ConfluentStream, create_topic, read_all, wait_for_progress, wait_full_isr
-from tests.integration.cluster_wire import metadata_records, partition_view, wait_until
+from tests.integration.cluster_wire import metadata_records, partition_view
+from tests.integration.support import wait_until
 
 TOPIC = "orderly"
 PARTITIONS = 3

@@ -25,7 +25,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from protocol.messages import FindCoordinatorRequest
 from pylog.cluster import Cluster
 from tests.integration.cluster_support import create_topic, wait_full_isr
-from tests.integration.cluster_wire import wait_until
+from tests.integration.support import wait_until
 from tests.pylog.wire import RawClient
 
 TOPIC = "work"

@@ -5,13 +5,13 @@ replication factor above the broker count is refused."""
 
 from __future__ import annotations
 
-import time
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka import KafkaException
 
 from pylog.cluster import Cluster, _metadata
+from tests.integration.support import wait_until
 from tests.integration.cluster_support import create_topic, partition_states, wait_full_isr
 
 
@@ -24,13 +24,6 @@ def offline_replicas(cluster, topic: str, partition: int) -> list[int]:
     return []
 
 
-def wait_for(condition, what: str, timeout_s: float = 60):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.05)
-
 
 @pytest.mark.timeout(180)
 def test_a_killed_leader_is_offline_and_the_preferred_leader_comes_back_by_itself(tmp_path):
@@ -40,14 +33,14 @@ def test_a_killed_leader_is_offline_and_the_preferred_leader_comes_back_by_itsel
         preferred, replicas, _ = partition_states(cluster, "led")[0]
         assert preferred == replicas[0]
         cluster.kill(preferred)
-        wait_for(lambda: cluster.leader("led", 0) != preferred, "a new leader")
-        wait_for(lambda: offline_replicas(cluster, "led", 0) == [preferred], "the killed replica offline")
+        wait_until(lambda: cluster.leader("led", 0) != preferred, 60, "a new leader")
+        wait_until(lambda: offline_replicas(cluster, "led", 0) == [preferred], 60, "the killed replica offline")
         leader, now_replicas, isr = partition_states(cluster, "led")[0]
         assert leader in isr and preferred not in isr and now_replicas == replicas
         cluster.restart(preferred)
         wait_full_isr(cluster, "led", 1, 3)
         # the controller's imbalance check moves it back, nobody asks
-        wait_for(lambda: partition_states(cluster, "led")[0][0] == preferred, "the preferred leader back")
+        wait_until(lambda: partition_states(cluster, "led")[0][0] == preferred, 60, "the preferred leader back")
         assert offline_replicas(cluster, "led", 0) == []
 
 

@@ -30,7 +30,8 @@ from pylog.cluster import READY_PREFIX, Cluster, NodeProcess, _metadata
 from pylog.network_client import NodeClient
 from protocol.metadata import RegisterBrokerRecord
 from tests.integration.cluster_support import create_topic
-from tests.integration.cluster_wire import fetch, metadata_records, partition_view, wait_until
+from tests.integration.cluster_wire import fetch, metadata_records, partition_view
+from tests.integration.support import wait_until
 
 
 IMPOSTOR_TIMEOUT_MS = 5000
