@@ -25,8 +25,9 @@ import pytest
 from pylog.cluster import Cluster
 from tests.integration.cluster_support import create_topic, wait_full_isr
 from tests.integration.cluster_wire import (
-    fence_count, fetch, latest_offset, partition_records, partition_view, produce, record_values, wait_until,
+    fence_count, fetch, latest_offset, partition_records, partition_view, produce, record_values,
 )
+from tests.integration.support import wait_until
 
 TOPIC = "hw"
 SESSION_TIMEOUT_MS = 10_000

@@ -31,8 +31,9 @@ import pytest
 from pylog.cluster import Cluster
 from tests.integration.cluster_support import create_topic, wait_full_isr
 from tests.integration.cluster_wire import (
-    epoch_checkpoint, fetch, partition_records, partition_view, produce, wait_until,
+    epoch_checkpoint, fetch, partition_records, partition_view, produce,
 )
+from tests.integration.support import wait_until
 
 TOPIC = "cut"
 FETCH_WAIT_MAX_MS = 200
