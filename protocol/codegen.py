@@ -1,14 +1,18 @@
 """Generate pylog's message classes from Kafka's JSON message definitions.
 
     python -m protocol.codegen [--check]                 # Kafka's definitions from Maven
-    python -m protocol.codegen --specs DIR [--internal-specs DIR ...] [--metadata-specs DIR] [--check]
+    python -m protocol.codegen --specs DIR [--specs NEWER_DIR] [--internal-specs DIR ...]
+                               [--metadata-specs DIR] [--check]
 
-Without `--specs` the generator reads the definitions of the Kafka version pinned in
+Without `--specs` the generator reads the definitions of the Kafka releases pinned in
 `protocol/kafka_specs.py`, fetched once from Kafka's sources jars in the Maven repository into
 a cache (`make codegen` does this). With `--specs`, DIR is a folder of message JSON files, such
-as `clients/src/main/resources/common/message` in a Kafka checkout, and `--metadata-specs` the
-metadata records' folder (`metadata/src/main/resources/common/metadata`); without it the
-metadata package is left alone. The output, committed to the repository:
+as `clients/src/main/resources/common/message` in a Kafka checkout; given twice or more (oldest
+release first), each message is the union of the releases' definitions of it
+(`protocol/spec_union.py`): an older release's versions as it defines them, a newer one's
+above. `--metadata-specs` is the metadata records' folder
+(`metadata/src/main/resources/common/metadata`); without it the metadata package is left
+alone. The output, committed to the repository:
 
     protocol/messages/<snake_name>.py   one module per schema: the message class, its
                                         nested structs, their FIELDS; all versions
@@ -20,7 +24,7 @@ metadata package is left alone. The output, committed to the repository:
                                         record type (its apiKey) to its class
 
 Which schemas: the request/response headers, every request and response whose
-`listeners` include "broker", or "controller" without "zkBroker" (the APIs a broker serves
+`listeners` (the newest release's) include "broker", or "controller" without "zkBroker" (the APIs a broker serves
 to clients, and those a KRaft controller serves to brokers: BrokerRegistration,
 BrokerHeartbeat, AlterPartition, ...), the consumer protocol's subscription and assignment
 (carried opaquely inside JoinGroup / SyncGroup), and the control records Raft writes
@@ -46,6 +50,8 @@ import keyword
 import re
 import sys
 from pathlib import Path
+
+from protocol.spec_union import SpecUnionError, union_spec
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -283,35 +289,54 @@ def describe(spec: dict) -> str:
     return text
 
 
-# Controller APIs whose 3.9 definitions still list "zkBroker" but that a KRaft broker sends
-# to its controller too.
-KRAFT_CONTROLLER_APIS = ("AlterPartitionRequest", "AllocateProducerIdsRequest")
-
-
 def _served_in_kraft(spec: dict) -> bool:
     """A broker's API, or a controller's that is not of the ZooKeeper era (those name
-    "zkBroker": ControlledShutdown, LeaderAndIsr, ...; a KRaft broker never sends them),
-    or one of KRAFT_CONTROLLER_APIS."""
+    "zkBroker": ControlledShutdown, LeaderAndIsr, ...; a KRaft broker never sends them).
+    The listeners are the newest release's: Kafka 4 lists AlterPartition and
+    AllocateProducerIds as the controller's alone."""
     listeners = spec.get("listeners", [])
-    if spec.get("name") in KRAFT_CONTROLLER_APIS:
-        return True
     return "broker" in listeners or ("controller" in listeners and "zkBroker" not in listeners)
 
 
-def select_message_files(specs_dir: Path) -> list[Path]:
+def _identity(spec: dict):
+    """What makes two releases' files the same message: the API key and kind for requests and
+    responses (Kafka 4.1 renamed ListClientMetricsResources to ListConfigResources), else the name."""
+    if spec.get("type") in ("request", "response"):
+        return (spec["type"], spec["apiKey"])
+    return spec.get("name")
+
+
+def united_specs(specs_dirs: list[Path]) -> list[tuple[str, dict]]:
+    """(file name, definition) of every message in the folders, oldest release first, each
+    the union of the releases that define it; the file name is the newest release's."""
+    united: dict = {}
+    for folder in specs_dirs:
+        for path in sorted(folder.glob("*.json")):
+            spec = load_schema(path)
+            key = _identity(spec)
+            if key in united:
+                try:
+                    spec = union_spec(united[key][1], spec)
+                except SpecUnionError as e:
+                    raise SchemaError(f"{path.name}: {e}") from None
+            united[key] = (path.name, spec)
+    return sorted(united.values(), key=lambda entry: entry[0])
+
+
+def select_message_specs(specs_dirs: list[Path]) -> list[tuple[str, dict]]:
     """Headers, consumer-protocol data, and both halves of every API a broker or a
     controller serves.
 
     Only requests carry `listeners`; a response is chosen when its request is."""
-    specs = [(path, load_schema(path)) for path in sorted(specs_dir.glob("*.json"))]
+    specs = united_specs(specs_dirs)
     broker_keys = {spec["apiKey"] for _, spec in specs
                    if spec.get("type") == "request" and _served_in_kraft(spec)}
     chosen = []
-    for path, spec in specs:
+    for name, spec in specs:
         if spec.get("name") in HEADER_SCHEMAS or spec.get("name") in DATA_SCHEMAS:
-            chosen.append(path)
+            chosen.append((name, spec))
         elif spec.get("type") in ("request", "response") and spec.get("apiKey") in broker_keys:
-            chosen.append(path)
+            chosen.append((name, spec))
     return chosen
 
 
@@ -366,34 +391,36 @@ def render_index(entries: list[tuple[str, str, dict]], package: str) -> str:
     return "\n".join(lines)
 
 
-def generate(specs_dir: Path, internal_dirs: list[Path], metadata_dirs: list[Path] = ()) -> dict[Path, str]:
+def generate(specs_dirs: list[Path], internal_dirs: list[Path], metadata_dirs: list[Path] = ()) -> dict[Path, str]:
     """Return {output path: file text} for everything the generator owns.
 
-    Without `metadata_dirs` the metadata package is not generated (and not owned)."""
+    `specs_dirs`: the message folders, oldest release first. Without `metadata_dirs` the
+    metadata package is not generated (and not owned)."""
     outputs: dict[Path, str] = {}
-    message_files = select_message_files(specs_dir)
-    if not message_files:
-        raise SchemaError(f"{specs_dir}: no schema to generate (no header, consumer protocol or broker API)")
-    groups = [(PACKAGE_ROOT / "messages", "protocol.messages", message_files)]
-    internal_files = []
+    message_specs = select_message_specs(specs_dirs)
+    if not message_specs:
+        raise SchemaError(f"{', '.join(map(str, specs_dirs))}: no schema to generate "
+                          "(no header, consumer protocol or broker API)")
+    groups = [(PACKAGE_ROOT / "messages", "protocol.messages", message_specs)]
+    internal_specs = []
     for folder in internal_dirs:
         for path in sorted(folder.rglob("*.json")):
             if path.stem in INTERNAL_SCHEMAS:
-                internal_files.append(path)
-    if internal_files:
-        internal_files.sort(key=lambda p: p.name)
-        groups.append((PACKAGE_ROOT / "internal", "protocol.internal", internal_files))
-    metadata_files = sorted((path for folder in metadata_dirs for path in folder.glob("*.json")
-                             if load_schema(path).get("type") == "metadata"), key=lambda p: p.name)
-    if metadata_dirs and not metadata_files:
+                internal_specs.append((path.name, load_schema(path)))
+    if internal_specs:
+        internal_specs.sort(key=lambda entry: entry[0])
+        groups.append((PACKAGE_ROOT / "internal", "protocol.internal", internal_specs))
+    metadata_specs = sorted(((path.name, spec) for folder in metadata_dirs for path in folder.glob("*.json")
+                             for spec in [load_schema(path)] if spec.get("type") == "metadata"),
+                            key=lambda entry: entry[0])
+    if metadata_dirs and not metadata_specs:
         raise SchemaError(f"{', '.join(map(str, metadata_dirs))}: no metadata record schema")
-    if metadata_files:
-        groups.append((PACKAGE_ROOT / "metadata", "protocol.metadata", metadata_files))
-    for out_dir, package, files in groups:
+    if metadata_specs:
+        groups.append((PACKAGE_ROOT / "metadata", "protocol.metadata", metadata_specs))
+    for out_dir, package, specs in groups:
         entries = []
-        for path in files:
-            spec = load_schema(path)
-            model = MessageModel(spec, path.name)
+        for filename, spec in specs:
+            model = MessageModel(spec, filename)
             module = snake_case(model.name)
             outputs[out_dir / f"{module}.py"] = render_module(model)
             entries.append((model.name, module, spec))
@@ -413,8 +440,9 @@ def existing_outputs(out_dirs: set[Path]) -> set[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m protocol.codegen", description=__doc__.split("\n")[0])
-    parser.add_argument("--specs", type=Path, default=None,
-                        help="folder of Kafka's message JSON files (default: fetch the pinned version)")
+    parser.add_argument("--specs", action="append", type=Path, default=None,
+                        help="folder of Kafka's message JSON files; twice or more: releases to unite, "
+                             "oldest first (default: fetch the pinned releases)")
     parser.add_argument("--internal-specs", action="append", type=Path, default=None,
                         help="folder(s) with the coordinator record schemas (default: SPECS/../internal if present)")
     parser.add_argument("--metadata-specs", action="append", type=Path, default=None,
@@ -425,15 +453,18 @@ def main(argv: list[str] | None = None) -> int:
         from protocol import kafka_specs
 
         folders = kafka_specs.fetch()
-        specs, internal, metadata = folders.messages, folders.internal, [folders.metadata]
-        print(f"Kafka {folders.version} definitions from {folders.messages.parent}, "
+        specs = kafka_specs.fetch_message_folders()
+        internal, metadata = folders.internal, [folders.metadata]
+        print(f"messages of Kafka {' and '.join(kafka_specs.MESSAGE_SPECS_VERSIONS)}, coordinator records "
+              f"of Kafka {folders.version} from {folders.messages.parent}, "
               f"metadata records of Kafka {folders.metadata_version} from {folders.metadata}")
     else:
-        if not args.specs.is_dir():
-            parser.error(f"{args.specs} is not a folder")
+        for folder in args.specs:
+            if not folder.is_dir():
+                parser.error(f"{folder} is not a folder")
         specs, internal, metadata = args.specs, args.internal_specs, args.metadata_specs or []
         if internal is None:
-            guess = args.specs.parent / "internal"
+            guess = args.specs[0].parent / "internal"
             internal = [guess] if guess.is_dir() else []
     try:
         outputs = generate(specs, internal, metadata)

@@ -1,6 +1,6 @@
 """Kafka's JSON message definitions, taken from Kafka's sources jars in the Maven repository.
 
-    python -m protocol.kafka_specs            # fetch (once) and print the folders
+    python -m protocol.kafka_specs [VERSION ...]     # fetch (once) and print the folders
 
 The generator (`protocol/codegen.py`) reads Kafka's own definitions rather than a copy kept in
 this repository. Apache Kafka publishes them inside its sources jars:
@@ -26,12 +26,15 @@ is written under a temporary name and renamed when complete, so an interrupted f
 nothing that a later run would take for a finished one. The repository is
 `$PYLOG_MAVEN_REPOSITORY` when set (a mirror), else Maven Central.
 
-The versions are pinned here and nowhere else. `KAFKA_SPECS_VERSION`, for the requests,
-responses and coordinator records, is 3.9.0: the last release that still defines every version
-from 0 (Kafka 4.0 dropped the oldest versions, which older clients still send; KIP-896).
-`METADATA_SPECS_VERSION` (`<m>`), for the metadata records, is the reference Kafka's own
-(tests/compat/versions.properties): metadata records keep every version they ever had, and
-`__cluster_metadata` must read what that Kafka writes (4.1 added ClearElrRecord).
+The versions are pinned here and nowhere else. `MESSAGE_SPECS_VERSIONS` are the releases
+whose requests and responses the generator unites (`protocol/spec_union.py`): 3.9.0, the last
+release that still defines every version from 0 (Kafka 4.0 dropped the oldest versions, which
+older clients still send; KIP-896), and 4.1.1, the reference Kafka's, for its newest versions
+and APIs. `KAFKA_SPECS_VERSION` (3.9.0) is also the release of the coordinator records, whose
+4.x definitions renumber their types. `METADATA_SPECS_VERSION` (`<m>`), for the metadata
+records, is the reference Kafka's own (tests/compat/versions.properties): metadata records keep
+every version they ever had, and `__cluster_metadata` must read what that Kafka writes (4.1
+added ClearElrRecord).
 
 This module is a build tool of the generator: nothing at run time imports it, and the broker
 never touches the network for it.
@@ -52,6 +55,7 @@ from pathlib import Path
 
 KAFKA_SPECS_VERSION = "3.9.0"
 METADATA_SPECS_VERSION = "4.1.1"
+MESSAGE_SPECS_VERSIONS = (KAFKA_SPECS_VERSION, "4.1.1")   # oldest first
 MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
 
 MESSAGES_ARTIFACT = "kafka-clients"
@@ -139,15 +143,20 @@ def _unpack(jar: bytes, prefix: str, folder: Path) -> None:
         raise
 
 
+def fetch_message_folders(cache: Path | None = None) -> list[Path]:
+    """The requests' and responses' folders of every MESSAGE_SPECS_VERSIONS release, oldest first."""
+    return [fetch(version, cache).messages for version in MESSAGE_SPECS_VERSIONS]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    version = args[0] if args else KAFKA_SPECS_VERSION
-    folders = fetch(version)
-    print(f"Kafka {folders.version} definitions:")
-    print(f"  messages  {folders.messages}")
-    for folder in folders.internal:
-        print(f"  internal  {folder}")
-    print(f"  metadata  {folders.metadata} (Kafka {folders.metadata_version})")
+    for version in args or MESSAGE_SPECS_VERSIONS:
+        folders = fetch(version)
+        print(f"Kafka {folders.version} definitions:")
+        print(f"  messages  {folders.messages}")
+        for folder in folders.internal:
+            print(f"  internal  {folder}")
+        print(f"  metadata  {folders.metadata} (Kafka {folders.metadata_version})")
     return 0
 
 

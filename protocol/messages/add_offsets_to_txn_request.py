@@ -10,7 +10,7 @@ class AddOffsetsToTxnRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("transactional_id", "producer_id", "producer_epoch", "group_id",)
     FIELDS = (
         Field("transactional_id", "string", (0, MAX), default=""),

@@ -40,7 +40,7 @@ class AddPartitionsToTxnRequest(Message):
     message_type = "request"
     valid_versions = (0, 5)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     AddPartitionsToTxnTopic = AddPartitionsToTxnTopic
     AddPartitionsToTxnTransaction = AddPartitionsToTxnTransaction
     __slots__ = ("transactions", "v3_and_below_transactional_id", "v3_and_below_producer_id", "v3_and_below_producer_epoch", "v3_and_below_topics",)

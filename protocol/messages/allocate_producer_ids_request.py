@@ -10,7 +10,7 @@ class AllocateProducerIdsRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('controller', 'zkBroker')
+    api_listeners = ('controller',)
     __slots__ = ("broker_id", "broker_epoch",)
     FIELDS = (
         Field("broker_id", "int32", (0, MAX), default=0),

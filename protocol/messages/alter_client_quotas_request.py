@@ -48,7 +48,7 @@ class AlterClientQuotasRequest(Message):
     message_type = "request"
     valid_versions = (0, 1)
     flexible_versions = (1, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     EntityData = EntityData
     EntryData = EntryData
     OpData = OpData

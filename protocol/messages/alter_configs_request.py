@@ -36,7 +36,7 @@ class AlterConfigsRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     AlterConfigsResource = AlterConfigsResource
     AlterableConfig = AlterableConfig
     __slots__ = ("resources", "validate_only",)

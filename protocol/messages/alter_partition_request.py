@@ -56,7 +56,7 @@ class AlterPartitionRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (0, MAX)
-    api_listeners = ('controller', 'zkBroker')
+    api_listeners = ('controller',)
     BrokerState = BrokerState
     PartitionData = PartitionData
     TopicData = TopicData

@@ -34,8 +34,7 @@ class AlterReplicaLogDirsRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     AlterReplicaLogDir = AlterReplicaLogDir
     AlterReplicaLogDirTopic = AlterReplicaLogDirTopic
     __slots__ = ("dirs",)

@@ -40,7 +40,7 @@ class AlterUserScramCredentialsRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     ScramCredentialDeletion = ScramCredentialDeletion
     ScramCredentialUpsertion = ScramCredentialUpsertion
     __slots__ = ("deletions", "upsertions",)

@@ -10,7 +10,7 @@ class ApiVersionsRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     __slots__ = ("client_software_name", "client_software_version",)
     FIELDS = (
         Field("client_software_name", "string", (3, MAX), default="", ignorable=True),

@@ -1,5 +1,5 @@
 # Generated from ConsumerGroupDescribeRequest.json by protocol/codegen.py — do not edit.
-"""ConsumerGroupDescribeRequest: API key 69 request, versions 0, flexible versions 0+."""
+"""ConsumerGroupDescribeRequest: API key 69 request, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -8,9 +8,9 @@ class ConsumerGroupDescribeRequest(Message):
     schema_name = "ConsumerGroupDescribeRequest"
     api_key = 69
     message_type = "request"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("group_ids", "include_authorized_operations",)
     FIELDS = (
         Field("group_ids", Array("string"), (0, MAX), default=NEW),

@@ -1,5 +1,5 @@
 # Generated from ConsumerGroupDescribeResponse.json by protocol/codegen.py — do not edit.
-"""ConsumerGroupDescribeResponse: API key 69 response, versions 0, flexible versions 0+."""
+"""ConsumerGroupDescribeResponse: API key 69 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -29,7 +29,7 @@ class Assignment(Struct):
 
 
 class Member(Struct):
-    __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment",)
+    __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment", "member_type",)
     FIELDS = (
         Field("member_id", "string", (0, MAX), default=""),
         Field("instance_id", "string", (0, MAX), nullable_versions=(0, MAX)),
@@ -41,9 +41,10 @@ class Member(Struct):
         Field("subscribed_topic_regex", "string", (0, MAX), nullable_versions=(0, MAX)),
         Field("assignment", Assignment, (0, MAX), default=NEW),
         Field("target_assignment", Assignment, (0, MAX), default=NEW),
+        Field("member_type", "int8", (1, MAX), default=-1, ignorable=True),
     )
 
-    def __init__(self, member_id="", instance_id=None, rack_id=None, member_epoch=0, client_id="", client_host="", subscribed_topic_names=NEW, subscribed_topic_regex=None, assignment=NEW, target_assignment=NEW):
+    def __init__(self, member_id="", instance_id=None, rack_id=None, member_epoch=0, client_id="", client_host="", subscribed_topic_names=NEW, subscribed_topic_regex=None, assignment=NEW, target_assignment=NEW, member_type=-1):
         self.member_id = member_id
         self.instance_id = instance_id
         self.rack_id = rack_id
@@ -54,6 +55,7 @@ class Member(Struct):
         self.subscribed_topic_regex = subscribed_topic_regex
         self.assignment = Assignment() if assignment is NEW else assignment
         self.target_assignment = Assignment() if target_assignment is NEW else target_assignment
+        self.member_type = member_type
 
 
 class DescribedGroup(Struct):
@@ -86,7 +88,7 @@ class ConsumerGroupDescribeResponse(Message):
     schema_name = "ConsumerGroupDescribeResponse"
     api_key = 69
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     Assignment = Assignment
     DescribedGroup = DescribedGroup

@@ -1,5 +1,5 @@
 # Generated from ConsumerGroupHeartbeatResponse.json by protocol/codegen.py — do not edit.
-"""ConsumerGroupHeartbeatResponse: API key 68 response, versions 0, flexible versions 0+."""
+"""ConsumerGroupHeartbeatResponse: API key 68 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -30,7 +30,7 @@ class ConsumerGroupHeartbeatResponse(Message):
     schema_name = "ConsumerGroupHeartbeatResponse"
     api_key = 68
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     Assignment = Assignment
     TopicPartitions = TopicPartitions

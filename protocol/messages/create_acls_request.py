@@ -32,8 +32,7 @@ class CreateAclsRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     AclCreation = AclCreation
     __slots__ = ("creations",)
     FIELDS = (

@@ -22,8 +22,7 @@ class CreateDelegationTokenRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     CreatableRenewers = CreatableRenewers
     __slots__ = ("owner_principal_type", "owner_principal_name", "renewers", "max_lifetime_ms",)
     FIELDS = (

@@ -34,7 +34,7 @@ class CreatePartitionsRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (2, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     CreatePartitionsAssignment = CreatePartitionsAssignment
     CreatePartitionsTopic = CreatePartitionsTopic
     __slots__ = ("topics", "timeout_ms", "validate_only",)

@@ -52,8 +52,7 @@ class CreateTopicsRequest(Message):
     message_type = "request"
     valid_versions = (0, 7)
     flexible_versions = (5, MAX)
-    deprecated_versions = (0, 1)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     CreatableReplicaAssignment = CreatableReplicaAssignment
     CreatableTopic = CreatableTopic
     CreatableTopicConfig = CreatableTopicConfig

@@ -10,8 +10,7 @@ class DeleteGroupsRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("groups_names",)
     FIELDS = (
         Field("groups_names", Array("string"), (0, MAX), default=NEW),

@@ -34,7 +34,7 @@ class DeleteRecordsRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     DeleteRecordsPartition = DeleteRecordsPartition
     DeleteRecordsTopic = DeleteRecordsTopic
     __slots__ = ("topics", "timeout_ms",)

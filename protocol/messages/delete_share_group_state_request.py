@@ -32,7 +32,6 @@ class DeleteShareGroupStateRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     DeleteStateData = DeleteStateData
     PartitionData = PartitionData

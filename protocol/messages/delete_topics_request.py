@@ -22,8 +22,7 @@ class DeleteTopicsRequest(Message):
     message_type = "request"
     valid_versions = (0, 6)
     flexible_versions = (4, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     DeleteTopicState = DeleteTopicState
     __slots__ = ("topics", "topic_names", "timeout_ms",)
     FIELDS = (

@@ -10,8 +10,7 @@ class DescribeAclsRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     __slots__ = ("resource_type_filter", "resource_name_filter", "pattern_type_filter", "principal_filter", "host_filter", "operation", "permission_type",)
     FIELDS = (
         Field("resource_type_filter", "int8", (0, MAX), default=0),

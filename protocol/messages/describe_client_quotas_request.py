@@ -24,7 +24,7 @@ class DescribeClientQuotasRequest(Message):
     message_type = "request"
     valid_versions = (0, 1)
     flexible_versions = (1, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     ComponentData = ComponentData
     __slots__ = ("components", "strict",)
     FIELDS = (

@@ -24,8 +24,7 @@ class DescribeConfigsRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (4, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     DescribeConfigsResource = DescribeConfigsResource
     __slots__ = ("resources", "include_synonyms", "include_documentation",)
     FIELDS = (

@@ -22,8 +22,7 @@ class DescribeDelegationTokenRequest(Message):
     message_type = "request"
     valid_versions = (0, 3)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     DescribeDelegationTokenOwner = DescribeDelegationTokenOwner
     __slots__ = ("owners",)
     FIELDS = (

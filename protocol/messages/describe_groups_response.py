@@ -1,5 +1,5 @@
 # Generated from DescribeGroupsResponse.json by protocol/codegen.py — do not edit.
-"""DescribeGroupsResponse: API key 15 response, versions 0-5, flexible versions 5+."""
+"""DescribeGroupsResponse: API key 15 response, versions 0-6, flexible versions 5+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -25,9 +25,10 @@ class DescribedGroupMember(Struct):
 
 
 class DescribedGroup(Struct):
-    __slots__ = ("error_code", "group_id", "group_state", "protocol_type", "protocol_data", "members", "authorized_operations",)
+    __slots__ = ("error_code", "error_message", "group_id", "group_state", "protocol_type", "protocol_data", "members", "authorized_operations",)
     FIELDS = (
         Field("error_code", "int16", (0, MAX), default=0),
+        Field("error_message", "string", (6, MAX), nullable_versions=(6, MAX)),
         Field("group_id", "string", (0, MAX), default=""),
         Field("group_state", "string", (0, MAX), default=""),
         Field("protocol_type", "string", (0, MAX), default=""),
@@ -36,8 +37,9 @@ class DescribedGroup(Struct):
         Field("authorized_operations", "int32", (3, MAX), default=-2147483648),
     )
 
-    def __init__(self, error_code=0, group_id="", group_state="", protocol_type="", protocol_data="", members=NEW, authorized_operations=-2147483648):
+    def __init__(self, error_code=0, error_message=None, group_id="", group_state="", protocol_type="", protocol_data="", members=NEW, authorized_operations=-2147483648):
         self.error_code = error_code
+        self.error_message = error_message
         self.group_id = group_id
         self.group_state = group_state
         self.protocol_type = protocol_type
@@ -50,7 +52,7 @@ class DescribeGroupsResponse(Message):
     schema_name = "DescribeGroupsResponse"
     api_key = 15
     message_type = "response"
-    valid_versions = (0, 5)
+    valid_versions = (0, 6)
     flexible_versions = (5, MAX)
     DescribedGroup = DescribedGroup
     DescribedGroupMember = DescribedGroupMember

@@ -22,8 +22,7 @@ class DescribeLogDirsRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     DescribableLogDirTopic = DescribableLogDirTopic
     __slots__ = ("topics",)
     FIELDS = (

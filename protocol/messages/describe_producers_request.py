@@ -22,7 +22,7 @@ class DescribeProducersRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     TopicRequest = TopicRequest
     __slots__ = ("topics",)
     FIELDS = (

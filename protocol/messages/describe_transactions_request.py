@@ -10,7 +10,7 @@ class DescribeTransactionsRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("transactional_ids",)
     FIELDS = (
         Field("transactional_ids", Array("string"), (0, MAX), default=NEW),

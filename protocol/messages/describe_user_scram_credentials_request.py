@@ -20,7 +20,7 @@ class DescribeUserScramCredentialsRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     UserName = UserName
     __slots__ = ("users",)
     FIELDS = (

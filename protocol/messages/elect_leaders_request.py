@@ -22,7 +22,7 @@ class ElectLeadersRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     TopicPartitions = TopicPartitions
     __slots__ = ("election_type", "topic_partitions", "timeout_ms",)
     FIELDS = (

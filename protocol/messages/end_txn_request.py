@@ -1,5 +1,5 @@
 # Generated from EndTxnRequest.json by protocol/codegen.py — do not edit.
-"""EndTxnRequest: API key 26 request, versions 0-4, flexible versions 3+."""
+"""EndTxnRequest: API key 26 request, versions 0-5, flexible versions 3+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -8,9 +8,9 @@ class EndTxnRequest(Message):
     schema_name = "EndTxnRequest"
     api_key = 26
     message_type = "request"
-    valid_versions = (0, 4)
+    valid_versions = (0, 5)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("transactional_id", "producer_id", "producer_epoch", "committed",)
     FIELDS = (
         Field("transactional_id", "string", (0, MAX), default=""),

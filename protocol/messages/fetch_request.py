@@ -1,5 +1,5 @@
 # Generated from FetchRequest.json by protocol/codegen.py — do not edit.
-"""FetchRequest: API key 1 request, versions 0-17, flexible versions 12+."""
+"""FetchRequest: API key 1 request, versions 0-18, flexible versions 12+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -17,7 +17,7 @@ class ReplicaState(Struct):
 
 
 class FetchPartition(Struct):
-    __slots__ = ("partition", "current_leader_epoch", "fetch_offset", "last_fetched_epoch", "log_start_offset", "partition_max_bytes", "replica_directory_id",)
+    __slots__ = ("partition", "current_leader_epoch", "fetch_offset", "last_fetched_epoch", "log_start_offset", "partition_max_bytes", "replica_directory_id", "high_watermark",)
     FIELDS = (
         Field("partition", "int32", (0, MAX), default=0),
         Field("current_leader_epoch", "int32", (9, MAX), default=-1, ignorable=True),
@@ -26,9 +26,10 @@ class FetchPartition(Struct):
         Field("log_start_offset", "int64", (5, MAX), default=-1, ignorable=True),
         Field("partition_max_bytes", "int32", (0, MAX), default=0),
         Field("replica_directory_id", "uuid", (17, MAX), tagged_versions=(17, MAX), tag=0, default=ZERO_UUID, ignorable=True),
+        Field("high_watermark", "int64", (18, MAX), tagged_versions=(18, MAX), tag=1, default=9223372036854775807, ignorable=True),
     )
 
-    def __init__(self, partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1, log_start_offset=-1, partition_max_bytes=0, replica_directory_id=ZERO_UUID):
+    def __init__(self, partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1, log_start_offset=-1, partition_max_bytes=0, replica_directory_id=ZERO_UUID, high_watermark=9223372036854775807):
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
         self.fetch_offset = fetch_offset
@@ -36,6 +37,7 @@ class FetchPartition(Struct):
         self.log_start_offset = log_start_offset
         self.partition_max_bytes = partition_max_bytes
         self.replica_directory_id = replica_directory_id
+        self.high_watermark = high_watermark
 
 
 class FetchTopic(Struct):
@@ -70,10 +72,9 @@ class FetchRequest(Message):
     schema_name = "FetchRequest"
     api_key = 1
     message_type = "request"
-    valid_versions = (0, 17)
+    valid_versions = (0, 18)
     flexible_versions = (12, MAX)
-    deprecated_versions = (0, 3)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     FetchPartition = FetchPartition
     FetchTopic = FetchTopic
     ForgottenTopic = ForgottenTopic

@@ -1,5 +1,5 @@
 # Generated from FetchResponse.json by protocol/codegen.py — do not edit.
-"""FetchResponse: API key 1 response, versions 0-17, flexible versions 12+."""
+"""FetchResponse: API key 1 response, versions 0-18, flexible versions 12+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -116,7 +116,7 @@ class FetchResponse(Message):
     schema_name = "FetchResponse"
     api_key = 1
     message_type = "response"
-    valid_versions = (0, 17)
+    valid_versions = (0, 18)
     flexible_versions = (12, MAX)
     AbortedTransaction = AbortedTransaction
     EpochEndOffset = EpochEndOffset

@@ -10,8 +10,7 @@ class FindCoordinatorRequest(Message):
     message_type = "request"
     valid_versions = (0, 6)
     flexible_versions = (3, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("key", "key_type", "coordinator_keys",)
     FIELDS = (
         Field("key", "string", (0, 3), default=""),

@@ -10,7 +10,7 @@ class HeartbeatRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (4, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id",)
     FIELDS = (
         Field("group_id", "string", (0, MAX), default=""),

@@ -38,7 +38,7 @@ class IncrementalAlterConfigsRequest(Message):
     message_type = "request"
     valid_versions = (0, 1)
     flexible_versions = (1, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     AlterConfigsResource = AlterConfigsResource
     AlterableConfig = AlterableConfig
     __slots__ = ("resources", "validate_only",)

@@ -36,7 +36,6 @@ class InitializeShareGroupStateRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     InitializeStateData = InitializeStateData
     PartitionData = PartitionData

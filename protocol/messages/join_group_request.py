@@ -22,8 +22,7 @@ class JoinGroupRequest(Message):
     message_type = "request"
     valid_versions = (0, 9)
     flexible_versions = (6, MAX)
-    deprecated_versions = (0, 1)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     JoinGroupRequestProtocol = JoinGroupRequestProtocol
     __slots__ = ("group_id", "session_timeout_ms", "rebalance_timeout_ms", "member_id", "group_instance_id", "protocol_type", "protocols", "reason",)
     FIELDS = (

@@ -24,7 +24,7 @@ class LeaveGroupRequest(Message):
     message_type = "request"
     valid_versions = (0, 5)
     flexible_versions = (4, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     MemberIdentity = MemberIdentity
     __slots__ = ("group_id", "member_id", "members",)
     FIELDS = (

@@ -10,7 +10,7 @@ class ListGroupsRequest(Message):
     message_type = "request"
     valid_versions = (0, 5)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     __slots__ = ("states_filter", "types_filter",)
     FIELDS = (
         Field("states_filter", Array("string"), (4, MAX), default=NEW),

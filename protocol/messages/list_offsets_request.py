@@ -1,5 +1,5 @@
 # Generated from ListOffsetsRequest.json by protocol/codegen.py — do not edit.
-"""ListOffsetsRequest: API key 2 request, versions 0-9, flexible versions 6+."""
+"""ListOffsetsRequest: API key 2 request, versions 0-10, flexible versions 6+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -36,23 +36,24 @@ class ListOffsetsRequest(Message):
     schema_name = "ListOffsetsRequest"
     api_key = 2
     message_type = "request"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (6, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     ListOffsetsPartition = ListOffsetsPartition
     ListOffsetsTopic = ListOffsetsTopic
-    __slots__ = ("replica_id", "isolation_level", "topics",)
+    __slots__ = ("replica_id", "isolation_level", "topics", "timeout_ms",)
     FIELDS = (
         Field("replica_id", "int32", (0, MAX), default=0),
         Field("isolation_level", "int8", (2, MAX), default=0),
         Field("topics", Array(ListOffsetsTopic), (0, MAX), default=NEW),
+        Field("timeout_ms", "int32", (10, MAX), default=0, ignorable=True),
     )
 
-    def __init__(self, replica_id=0, isolation_level=0, topics=NEW):
+    def __init__(self, replica_id=0, isolation_level=0, topics=NEW, timeout_ms=0):
         self.replica_id = replica_id
         self.isolation_level = isolation_level
         self.topics = [] if topics is NEW else topics
+        self.timeout_ms = timeout_ms
 
 
 __all__ = ["ListOffsetsRequest"]

@@ -1,5 +1,5 @@
 # Generated from ListOffsetsResponse.json by protocol/codegen.py — do not edit.
-"""ListOffsetsResponse: API key 2 response, versions 0-9, flexible versions 6+."""
+"""ListOffsetsResponse: API key 2 response, versions 0-10, flexible versions 6+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -40,7 +40,7 @@ class ListOffsetsResponse(Message):
     schema_name = "ListOffsetsResponse"
     api_key = 2
     message_type = "response"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (6, MAX)
     ListOffsetsPartitionResponse = ListOffsetsPartitionResponse
     ListOffsetsTopicResponse = ListOffsetsTopicResponse

@@ -22,7 +22,7 @@ class ListPartitionReassignmentsRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     ListPartitionReassignmentsTopics = ListPartitionReassignmentsTopics
     __slots__ = ("timeout_ms", "topics",)
     FIELDS = (

@@ -1,5 +1,5 @@
 # Generated from ListTransactionsResponse.json by protocol/codegen.py — do not edit.
-"""ListTransactionsResponse: API key 66 response, versions 0-1, flexible versions 0+."""
+"""ListTransactionsResponse: API key 66 response, versions 0-2, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -22,7 +22,7 @@ class ListTransactionsResponse(Message):
     schema_name = "ListTransactionsResponse"
     api_key = 66
     message_type = "response"
-    valid_versions = (0, 1)
+    valid_versions = (0, 2)
     flexible_versions = (0, MAX)
     TransactionState = TransactionState
     __slots__ = ("throttle_time_ms", "error_code", "unknown_state_filters", "transaction_states",)

@@ -1,5 +1,5 @@
 # Generated from MetadataRequest.json by protocol/codegen.py — do not edit.
-"""MetadataRequest: API key 3 request, versions 0-12, flexible versions 9+."""
+"""MetadataRequest: API key 3 request, versions 0-13, flexible versions 9+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -20,10 +20,9 @@ class MetadataRequest(Message):
     schema_name = "MetadataRequest"
     api_key = 3
     message_type = "request"
-    valid_versions = (0, 12)
+    valid_versions = (0, 13)
     flexible_versions = (9, MAX)
-    deprecated_versions = (0, 3)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     MetadataRequestTopic = MetadataRequestTopic
     __slots__ = ("topics", "allow_auto_topic_creation", "include_cluster_authorized_operations", "include_topic_authorized_operations",)
     FIELDS = (

@@ -1,5 +1,5 @@
 # Generated from MetadataResponse.json by protocol/codegen.py — do not edit.
-"""MetadataResponse: API key 3 response, versions 0-12, flexible versions 9+."""
+"""MetadataResponse: API key 3 response, versions 0-13, flexible versions 9+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -66,12 +66,12 @@ class MetadataResponse(Message):
     schema_name = "MetadataResponse"
     api_key = 3
     message_type = "response"
-    valid_versions = (0, 12)
+    valid_versions = (0, 13)
     flexible_versions = (9, MAX)
     MetadataResponseBroker = MetadataResponseBroker
     MetadataResponsePartition = MetadataResponsePartition
     MetadataResponseTopic = MetadataResponseTopic
-    __slots__ = ("throttle_time_ms", "brokers", "cluster_id", "controller_id", "topics", "cluster_authorized_operations",)
+    __slots__ = ("throttle_time_ms", "brokers", "cluster_id", "controller_id", "topics", "cluster_authorized_operations", "error_code",)
     FIELDS = (
         Field("throttle_time_ms", "int32", (3, MAX), default=0, ignorable=True),
         Field("brokers", Array(MetadataResponseBroker), (0, MAX), default=NEW),
@@ -79,15 +79,17 @@ class MetadataResponse(Message):
         Field("controller_id", "int32", (1, MAX), default=-1, ignorable=True),
         Field("topics", Array(MetadataResponseTopic), (0, MAX), default=NEW),
         Field("cluster_authorized_operations", "int32", (8, 10), default=-2147483648),
+        Field("error_code", "int16", (13, MAX), default=0, ignorable=True),
     )
 
-    def __init__(self, throttle_time_ms=0, brokers=NEW, cluster_id=None, controller_id=-1, topics=NEW, cluster_authorized_operations=-2147483648):
+    def __init__(self, throttle_time_ms=0, brokers=NEW, cluster_id=None, controller_id=-1, topics=NEW, cluster_authorized_operations=-2147483648, error_code=0):
         self.throttle_time_ms = throttle_time_ms
         self.brokers = [] if brokers is NEW else brokers
         self.cluster_id = cluster_id
         self.controller_id = controller_id
         self.topics = [] if topics is NEW else topics
         self.cluster_authorized_operations = cluster_authorized_operations
+        self.error_code = error_code
 
 
 __all__ = ["MetadataResponse"]

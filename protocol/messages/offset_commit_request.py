@@ -1,5 +1,5 @@
 # Generated from OffsetCommitRequest.json by protocol/codegen.py — do not edit.
-"""OffsetCommitRequest: API key 8 request, versions 0-9, flexible versions 8+."""
+"""OffsetCommitRequest: API key 8 request, versions 0-10, flexible versions 8+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -23,14 +23,16 @@ class OffsetCommitRequestPartition(Struct):
 
 
 class OffsetCommitRequestTopic(Struct):
-    __slots__ = ("name", "partitions",)
+    __slots__ = ("name", "topic_id", "partitions",)
     FIELDS = (
-        Field("name", "string", (0, MAX), default=""),
+        Field("name", "string", (0, 9), default="", ignorable=True),
+        Field("topic_id", "uuid", (10, MAX), default=ZERO_UUID, ignorable=True),
         Field("partitions", Array(OffsetCommitRequestPartition), (0, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partitions=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partitions=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partitions = [] if partitions is NEW else partitions
 
 
@@ -38,10 +40,10 @@ class OffsetCommitRequest(Message):
     schema_name = "OffsetCommitRequest"
     api_key = 8
     message_type = "request"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (8, MAX)
-    deprecated_versions = (0, 1)
-    api_listeners = ('broker', 'zkBroker')
+    latest_version_unstable = True
+    api_listeners = ('broker',)
     OffsetCommitRequestPartition = OffsetCommitRequestPartition
     OffsetCommitRequestTopic = OffsetCommitRequestTopic
     __slots__ = ("group_id", "generation_id_or_member_epoch", "member_id", "group_instance_id", "retention_time_ms", "topics",)

@@ -1,5 +1,5 @@
 # Generated from OffsetCommitResponse.json by protocol/codegen.py — do not edit.
-"""OffsetCommitResponse: API key 8 response, versions 0-9, flexible versions 8+."""
+"""OffsetCommitResponse: API key 8 response, versions 0-10, flexible versions 8+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -17,14 +17,16 @@ class OffsetCommitResponsePartition(Struct):
 
 
 class OffsetCommitResponseTopic(Struct):
-    __slots__ = ("name", "partitions",)
+    __slots__ = ("name", "topic_id", "partitions",)
     FIELDS = (
-        Field("name", "string", (0, MAX), default=""),
+        Field("name", "string", (0, 9), default="", ignorable=True),
+        Field("topic_id", "uuid", (10, MAX), default=ZERO_UUID, ignorable=True),
         Field("partitions", Array(OffsetCommitResponsePartition), (0, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partitions=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partitions=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partitions = [] if partitions is NEW else partitions
 
 
@@ -32,7 +34,7 @@ class OffsetCommitResponse(Message):
     schema_name = "OffsetCommitResponse"
     api_key = 8
     message_type = "response"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (8, MAX)
     OffsetCommitResponsePartition = OffsetCommitResponsePartition
     OffsetCommitResponseTopic = OffsetCommitResponseTopic

@@ -32,7 +32,7 @@ class OffsetDeleteRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = None
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     OffsetDeleteRequestPartition = OffsetDeleteRequestPartition
     OffsetDeleteRequestTopic = OffsetDeleteRequestTopic
     __slots__ = ("group_id", "topics",)

@@ -1,5 +1,5 @@
 # Generated from OffsetFetchRequest.json by protocol/codegen.py — do not edit.
-"""OffsetFetchRequest: API key 9 request, versions 0-9, flexible versions 6+."""
+"""OffsetFetchRequest: API key 9 request, versions 0-10, flexible versions 6+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -17,14 +17,16 @@ class OffsetFetchRequestTopic(Struct):
 
 
 class OffsetFetchRequestTopics(Struct):
-    __slots__ = ("name", "partition_indexes",)
+    __slots__ = ("name", "topic_id", "partition_indexes",)
     FIELDS = (
-        Field("name", "string", (8, MAX), default=""),
+        Field("name", "string", (8, 9), default="", ignorable=True),
+        Field("topic_id", "uuid", (10, MAX), default=ZERO_UUID, ignorable=True),
         Field("partition_indexes", Array("int32"), (8, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partition_indexes=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partition_indexes=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partition_indexes = [] if partition_indexes is NEW else partition_indexes
 
 
@@ -48,10 +50,10 @@ class OffsetFetchRequest(Message):
     schema_name = "OffsetFetchRequest"
     api_key = 9
     message_type = "request"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (6, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'zkBroker')
+    latest_version_unstable = True
+    api_listeners = ('broker',)
     OffsetFetchRequestGroup = OffsetFetchRequestGroup
     OffsetFetchRequestTopic = OffsetFetchRequestTopic
     OffsetFetchRequestTopics = OffsetFetchRequestTopics

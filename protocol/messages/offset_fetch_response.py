@@ -1,5 +1,5 @@
 # Generated from OffsetFetchResponse.json by protocol/codegen.py — do not edit.
-"""OffsetFetchResponse: API key 9 response, versions 0-9, flexible versions 6+."""
+"""OffsetFetchResponse: API key 9 response, versions 0-10, flexible versions 6+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -53,14 +53,16 @@ class OffsetFetchResponsePartitions(Struct):
 
 
 class OffsetFetchResponseTopics(Struct):
-    __slots__ = ("name", "partitions",)
+    __slots__ = ("name", "topic_id", "partitions",)
     FIELDS = (
-        Field("name", "string", (8, MAX), default=""),
+        Field("name", "string", (8, 9), default="", ignorable=True),
+        Field("topic_id", "uuid", (10, MAX), default=ZERO_UUID, ignorable=True),
         Field("partitions", Array(OffsetFetchResponsePartitions), (8, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partitions=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partitions=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partitions = [] if partitions is NEW else partitions
 
 
@@ -82,7 +84,7 @@ class OffsetFetchResponse(Message):
     schema_name = "OffsetFetchResponse"
     api_key = 9
     message_type = "response"
-    valid_versions = (0, 9)
+    valid_versions = (0, 10)
     flexible_versions = (6, MAX)
     OffsetFetchResponseGroup = OffsetFetchResponseGroup
     OffsetFetchResponsePartition = OffsetFetchResponsePartition

@@ -36,8 +36,7 @@ class OffsetForLeaderEpochRequest(Message):
     message_type = "request"
     valid_versions = (0, 4)
     flexible_versions = (4, MAX)
-    deprecated_versions = (0, 1)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     OffsetForLeaderPartition = OffsetForLeaderPartition
     OffsetForLeaderTopic = OffsetForLeaderTopic
     __slots__ = ("replica_id", "topics",)

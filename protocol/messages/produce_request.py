@@ -1,5 +1,5 @@
 # Generated from ProduceRequest.json by protocol/codegen.py — do not edit.
-"""ProduceRequest: API key 0 request, versions 0-11, flexible versions 9+."""
+"""ProduceRequest: API key 0 request, versions 0-13, flexible versions 9+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -17,14 +17,16 @@ class PartitionProduceData(Struct):
 
 
 class TopicProduceData(Struct):
-    __slots__ = ("name", "partition_data",)
+    __slots__ = ("name", "topic_id", "partition_data",)
     FIELDS = (
-        Field("name", "string", (0, MAX), default=""),
+        Field("name", "string", (0, 12), default="", ignorable=True),
+        Field("topic_id", "uuid", (13, MAX), default=ZERO_UUID, ignorable=True),
         Field("partition_data", Array(PartitionProduceData), (0, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partition_data=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partition_data=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partition_data = [] if partition_data is NEW else partition_data
 
 
@@ -32,10 +34,9 @@ class ProduceRequest(Message):
     schema_name = "ProduceRequest"
     api_key = 0
     message_type = "request"
-    valid_versions = (0, 11)
+    valid_versions = (0, 13)
     flexible_versions = (9, MAX)
-    deprecated_versions = (0, 6)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     PartitionProduceData = PartitionProduceData
     TopicProduceData = TopicProduceData
     __slots__ = ("transactional_id", "acks", "timeout_ms", "topic_data",)

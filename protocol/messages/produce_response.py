@@ -1,5 +1,5 @@
 # Generated from ProduceResponse.json by protocol/codegen.py — do not edit.
-"""ProduceResponse: API key 0 response, versions 0-11, flexible versions 9+."""
+"""ProduceResponse: API key 0 response, versions 0-13, flexible versions 9+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -53,14 +53,16 @@ class PartitionProduceResponse(Struct):
 
 
 class TopicProduceResponse(Struct):
-    __slots__ = ("name", "partition_responses",)
+    __slots__ = ("name", "topic_id", "partition_responses",)
     FIELDS = (
-        Field("name", "string", (0, MAX), default=""),
+        Field("name", "string", (0, 12), default="", ignorable=True),
+        Field("topic_id", "uuid", (13, MAX), default=ZERO_UUID, ignorable=True),
         Field("partition_responses", Array(PartitionProduceResponse), (0, MAX), default=NEW),
     )
 
-    def __init__(self, name="", partition_responses=NEW):
+    def __init__(self, name="", topic_id=ZERO_UUID, partition_responses=NEW):
         self.name = name
+        self.topic_id = topic_id
         self.partition_responses = [] if partition_responses is NEW else partition_responses
 
 
@@ -84,7 +86,7 @@ class ProduceResponse(Message):
     schema_name = "ProduceResponse"
     api_key = 0
     message_type = "response"
-    valid_versions = (0, 11)
+    valid_versions = (0, 13)
     flexible_versions = (9, MAX)
     BatchIndexAndErrorMessage = BatchIndexAndErrorMessage
     LeaderIdAndEpoch = LeaderIdAndEpoch

@@ -5,20 +5,22 @@ from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Me
 
 
 class PartitionResult(Struct):
-    __slots__ = ("partition", "error_code", "error_message", "state_epoch", "start_offset",)
+    __slots__ = ("partition", "error_code", "error_message", "state_epoch", "leader_epoch", "start_offset",)
     FIELDS = (
         Field("partition", "int32", (0, MAX), default=0),
         Field("error_code", "int16", (0, MAX), default=0),
         Field("error_message", "string", (0, MAX), nullable_versions=(0, MAX)),
         Field("state_epoch", "int32", (0, MAX), default=0),
+        Field("leader_epoch", "int32", (0, MAX), default=0),
         Field("start_offset", "int64", (0, MAX), default=0),
     )
 
-    def __init__(self, partition=0, error_code=0, error_message=None, state_epoch=0, start_offset=0):
+    def __init__(self, partition=0, error_code=0, error_message=None, state_epoch=0, leader_epoch=0, start_offset=0):
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
         self.state_epoch = state_epoch
+        self.leader_epoch = leader_epoch
         self.start_offset = start_offset
 
 

@@ -10,8 +10,7 @@ class RenewDelegationTokenRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     __slots__ = ("hmac", "renew_period_ms",)
     FIELDS = (
         Field("hmac", "bytes", (0, MAX), default=b""),

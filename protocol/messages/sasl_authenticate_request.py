@@ -10,7 +10,7 @@ class SaslAuthenticateRequest(Message):
     message_type = "request"
     valid_versions = (0, 2)
     flexible_versions = (2, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     __slots__ = ("auth_bytes",)
     FIELDS = (
         Field("auth_bytes", "bytes", (0, MAX), default=b""),

@@ -10,8 +10,7 @@ class SaslHandshakeRequest(Message):
     message_type = "request"
     valid_versions = (0, 1)
     flexible_versions = None
-    deprecated_versions = (0, 0)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     __slots__ = ("mechanism",)
     FIELDS = (
         Field("mechanism", "string", (0, MAX), default=""),

@@ -1,5 +1,5 @@
 # Generated from ShareAcknowledgeRequest.json by protocol/codegen.py — do not edit.
-"""ShareAcknowledgeRequest: API key 79 request, versions 0, flexible versions 0+."""
+"""ShareAcknowledgeRequest: API key 79 request, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -46,9 +46,8 @@ class ShareAcknowledgeRequest(Message):
     schema_name = "ShareAcknowledgeRequest"
     api_key = 79
     message_type = "request"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     AcknowledgePartition = AcknowledgePartition
     AcknowledgeTopic = AcknowledgeTopic

@@ -1,5 +1,5 @@
 # Generated from ShareAcknowledgeResponse.json by protocol/codegen.py — do not edit.
-"""ShareAcknowledgeResponse: API key 79 response, versions 0, flexible versions 0+."""
+"""ShareAcknowledgeResponse: API key 79 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -64,7 +64,7 @@ class ShareAcknowledgeResponse(Message):
     schema_name = "ShareAcknowledgeResponse"
     api_key = 79
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     LeaderIdAndEpoch = LeaderIdAndEpoch
     NodeEndpoint = NodeEndpoint

@@ -1,5 +1,5 @@
 # Generated from ShareFetchRequest.json by protocol/codegen.py — do not edit.
-"""ShareFetchRequest: API key 78 request, versions 0, flexible versions 0+."""
+"""ShareFetchRequest: API key 78 request, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -22,7 +22,7 @@ class FetchPartition(Struct):
     __slots__ = ("partition_index", "partition_max_bytes", "acknowledgement_batches",)
     FIELDS = (
         Field("partition_index", "int32", (0, MAX), default=0),
-        Field("partition_max_bytes", "int32", (0, MAX), default=0),
+        Field("partition_max_bytes", "int32", (0, 0), default=0),
         Field("acknowledgement_batches", Array(AcknowledgementBatch), (0, MAX), default=NEW),
     )
 
@@ -60,15 +60,14 @@ class ShareFetchRequest(Message):
     schema_name = "ShareFetchRequest"
     api_key = 78
     message_type = "request"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     AcknowledgementBatch = AcknowledgementBatch
     FetchPartition = FetchPartition
     FetchTopic = FetchTopic
     ForgottenTopic = ForgottenTopic
-    __slots__ = ("group_id", "member_id", "share_session_epoch", "max_wait_ms", "min_bytes", "max_bytes", "topics", "forgotten_topics_data",)
+    __slots__ = ("group_id", "member_id", "share_session_epoch", "max_wait_ms", "min_bytes", "max_bytes", "max_records", "batch_size", "topics", "forgotten_topics_data",)
     FIELDS = (
         Field("group_id", "string", (0, MAX), nullable_versions=(0, MAX)),
         Field("member_id", "string", (0, MAX), nullable_versions=(0, MAX), default=""),
@@ -76,17 +75,21 @@ class ShareFetchRequest(Message):
         Field("max_wait_ms", "int32", (0, MAX), default=0),
         Field("min_bytes", "int32", (0, MAX), default=0),
         Field("max_bytes", "int32", (0, MAX), default=2147483647, ignorable=True),
+        Field("max_records", "int32", (1, MAX), default=0),
+        Field("batch_size", "int32", (1, MAX), default=0),
         Field("topics", Array(FetchTopic), (0, MAX), default=NEW),
         Field("forgotten_topics_data", Array(ForgottenTopic), (0, MAX), default=NEW),
     )
 
-    def __init__(self, group_id=None, member_id="", share_session_epoch=0, max_wait_ms=0, min_bytes=0, max_bytes=2147483647, topics=NEW, forgotten_topics_data=NEW):
+    def __init__(self, group_id=None, member_id="", share_session_epoch=0, max_wait_ms=0, min_bytes=0, max_bytes=2147483647, max_records=0, batch_size=0, topics=NEW, forgotten_topics_data=NEW):
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
         self.max_wait_ms = max_wait_ms
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
+        self.max_records = max_records
+        self.batch_size = batch_size
         self.topics = [] if topics is NEW else topics
         self.forgotten_topics_data = [] if forgotten_topics_data is NEW else forgotten_topics_data
 

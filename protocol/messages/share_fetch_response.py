@@ -1,5 +1,5 @@
 # Generated from ShareFetchResponse.json by protocol/codegen.py — do not edit.
-"""ShareFetchResponse: API key 78 response, versions 0, flexible versions 0+."""
+"""ShareFetchResponse: API key 78 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -39,7 +39,7 @@ class PartitionData(Struct):
         Field("acknowledge_error_code", "int16", (0, MAX), default=0),
         Field("acknowledge_error_message", "string", (0, MAX), nullable_versions=(0, MAX)),
         Field("current_leader", LeaderIdAndEpoch, (0, MAX), default=NEW),
-        Field("records", "records", (0, MAX), nullable_versions=(0, MAX), default=b""),
+        Field("records", "records", (0, MAX), nullable_versions=(0, 0), default=b""),
         Field("acquired_records", Array(AcquiredRecords), (0, MAX), default=NEW),
     )
 
@@ -86,26 +86,28 @@ class ShareFetchResponse(Message):
     schema_name = "ShareFetchResponse"
     api_key = 78
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     AcquiredRecords = AcquiredRecords
     LeaderIdAndEpoch = LeaderIdAndEpoch
     NodeEndpoint = NodeEndpoint
     PartitionData = PartitionData
     ShareFetchableTopicResponse = ShareFetchableTopicResponse
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "responses", "node_endpoints",)
+    __slots__ = ("throttle_time_ms", "error_code", "error_message", "acquisition_lock_timeout_ms", "responses", "node_endpoints",)
     FIELDS = (
         Field("throttle_time_ms", "int32", (0, MAX), default=0, ignorable=True),
         Field("error_code", "int16", (0, MAX), default=0, ignorable=True),
         Field("error_message", "string", (0, MAX), nullable_versions=(0, MAX)),
+        Field("acquisition_lock_timeout_ms", "int32", (1, MAX), default=0),
         Field("responses", Array(ShareFetchableTopicResponse), (0, MAX), default=NEW),
         Field("node_endpoints", Array(NodeEndpoint), (0, MAX), default=NEW),
     )
 
-    def __init__(self, throttle_time_ms=0, error_code=0, error_message=None, responses=NEW, node_endpoints=NEW):
+    def __init__(self, throttle_time_ms=0, error_code=0, error_message=None, acquisition_lock_timeout_ms=0, responses=NEW, node_endpoints=NEW):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
+        self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
         self.responses = [] if responses is NEW else responses
         self.node_endpoints = [] if node_endpoints is NEW else node_endpoints
 

@@ -1,5 +1,5 @@
 # Generated from ShareGroupDescribeRequest.json by protocol/codegen.py — do not edit.
-"""ShareGroupDescribeRequest: API key 77 request, versions 0, flexible versions 0+."""
+"""ShareGroupDescribeRequest: API key 77 request, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -8,9 +8,8 @@ class ShareGroupDescribeRequest(Message):
     schema_name = "ShareGroupDescribeRequest"
     api_key = 77
     message_type = "request"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     __slots__ = ("group_ids", "include_authorized_operations",)
     FIELDS = (

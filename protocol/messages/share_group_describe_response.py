@@ -1,5 +1,5 @@
 # Generated from ShareGroupDescribeResponse.json by protocol/codegen.py — do not edit.
-"""ShareGroupDescribeResponse: API key 77 response, versions 0, flexible versions 0+."""
+"""ShareGroupDescribeResponse: API key 77 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -80,7 +80,7 @@ class ShareGroupDescribeResponse(Message):
     schema_name = "ShareGroupDescribeResponse"
     api_key = 77
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     Assignment = Assignment
     DescribedGroup = DescribedGroup

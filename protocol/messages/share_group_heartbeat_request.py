@@ -1,5 +1,5 @@
 # Generated from ShareGroupHeartbeatRequest.json by protocol/codegen.py — do not edit.
-"""ShareGroupHeartbeatRequest: API key 76 request, versions 0, flexible versions 0+."""
+"""ShareGroupHeartbeatRequest: API key 76 request, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -8,9 +8,8 @@ class ShareGroupHeartbeatRequest(Message):
     schema_name = "ShareGroupHeartbeatRequest"
     api_key = 76
     message_type = "request"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     __slots__ = ("group_id", "member_id", "member_epoch", "rack_id", "subscribed_topic_names",)
     FIELDS = (

@@ -1,5 +1,5 @@
 # Generated from ShareGroupHeartbeatResponse.json by protocol/codegen.py — do not edit.
-"""ShareGroupHeartbeatResponse: API key 76 response, versions 0, flexible versions 0+."""
+"""ShareGroupHeartbeatResponse: API key 76 response, versions 0-1, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -30,7 +30,7 @@ class ShareGroupHeartbeatResponse(Message):
     schema_name = "ShareGroupHeartbeatResponse"
     api_key = 76
     message_type = "response"
-    valid_versions = (0, 0)
+    valid_versions = (0, 1)
     flexible_versions = (0, MAX)
     Assignment = Assignment
     TopicPartitions = TopicPartitions

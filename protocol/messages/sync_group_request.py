@@ -22,7 +22,7 @@ class SyncGroupRequest(Message):
     message_type = "request"
     valid_versions = (0, 5)
     flexible_versions = (4, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     SyncGroupRequestAssignment = SyncGroupRequestAssignment
     __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id", "protocol_type", "protocol_name", "assignments",)
     FIELDS = (

@@ -1,5 +1,5 @@
 # Generated from TxnOffsetCommitRequest.json by protocol/codegen.py — do not edit.
-"""TxnOffsetCommitRequest: API key 28 request, versions 0-4, flexible versions 3+."""
+"""TxnOffsetCommitRequest: API key 28 request, versions 0-5, flexible versions 3+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -36,9 +36,9 @@ class TxnOffsetCommitRequest(Message):
     schema_name = "TxnOffsetCommitRequest"
     api_key = 28
     message_type = "request"
-    valid_versions = (0, 4)
+    valid_versions = (0, 5)
     flexible_versions = (3, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     TxnOffsetCommitRequestPartition = TxnOffsetCommitRequestPartition
     TxnOffsetCommitRequestTopic = TxnOffsetCommitRequestTopic
     __slots__ = ("transactional_id", "group_id", "producer_id", "producer_epoch", "generation_id", "member_id", "group_instance_id", "topics",)

@@ -1,5 +1,5 @@
 # Generated from TxnOffsetCommitResponse.json by protocol/codegen.py — do not edit.
-"""TxnOffsetCommitResponse: API key 28 response, versions 0-4, flexible versions 3+."""
+"""TxnOffsetCommitResponse: API key 28 response, versions 0-5, flexible versions 3+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -32,7 +32,7 @@ class TxnOffsetCommitResponse(Message):
     schema_name = "TxnOffsetCommitResponse"
     api_key = 28
     message_type = "response"
-    valid_versions = (0, 4)
+    valid_versions = (0, 5)
     flexible_versions = (3, MAX)
     TxnOffsetCommitResponsePartition = TxnOffsetCommitResponsePartition
     TxnOffsetCommitResponseTopic = TxnOffsetCommitResponseTopic

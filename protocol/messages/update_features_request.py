@@ -1,5 +1,5 @@
 # Generated from UpdateFeaturesRequest.json by protocol/codegen.py — do not edit.
-"""UpdateFeaturesRequest: API key 57 request, versions 0-1, flexible versions 0+."""
+"""UpdateFeaturesRequest: API key 57 request, versions 0-2, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -24,9 +24,9 @@ class UpdateFeaturesRequest(Message):
     schema_name = "UpdateFeaturesRequest"
     api_key = 57
     message_type = "request"
-    valid_versions = (0, 1)
+    valid_versions = (0, 2)
     flexible_versions = (0, MAX)
-    api_listeners = ('broker', 'controller', 'zkBroker')
+    api_listeners = ('broker', 'controller')
     FeatureUpdateKey = FeatureUpdateKey
     __slots__ = ("timeout_ms", "feature_updates", "validate_only",)
     FIELDS = (

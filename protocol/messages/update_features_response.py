@@ -1,5 +1,5 @@
 # Generated from UpdateFeaturesResponse.json by protocol/codegen.py — do not edit.
-"""UpdateFeaturesResponse: API key 57 response, versions 0-1, flexible versions 0+."""
+"""UpdateFeaturesResponse: API key 57 response, versions 0-2, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -22,7 +22,7 @@ class UpdateFeaturesResponse(Message):
     schema_name = "UpdateFeaturesResponse"
     api_key = 57
     message_type = "response"
-    valid_versions = (0, 1)
+    valid_versions = (0, 2)
     flexible_versions = (0, MAX)
     UpdatableFeatureResult = UpdatableFeatureResult
     __slots__ = ("throttle_time_ms", "error_code", "error_message", "results",)
@@ -30,7 +30,7 @@ class UpdateFeaturesResponse(Message):
         Field("throttle_time_ms", "int32", (0, MAX), default=0),
         Field("error_code", "int16", (0, MAX), default=0),
         Field("error_message", "string", (0, MAX), nullable_versions=(0, MAX), default=""),
-        Field("results", Array(UpdatableFeatureResult), (0, MAX), default=NEW),
+        Field("results", Array(UpdatableFeatureResult), (0, 1), default=NEW, ignorable=True),
     )
 
     def __init__(self, throttle_time_ms=0, error_code=0, error_message="", results=NEW):

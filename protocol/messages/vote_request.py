@@ -1,29 +1,31 @@
 # Generated from VoteRequest.json by protocol/codegen.py — do not edit.
-"""VoteRequest: API key 52 request, versions 0-1, flexible versions 0+."""
+"""VoteRequest: API key 52 request, versions 0-2, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
 
 class PartitionData(Struct):
-    __slots__ = ("partition_index", "candidate_epoch", "candidate_id", "candidate_directory_id", "voter_directory_id", "last_offset_epoch", "last_offset",)
+    __slots__ = ("partition_index", "replica_epoch", "replica_id", "replica_directory_id", "voter_directory_id", "last_offset_epoch", "last_offset", "pre_vote",)
     FIELDS = (
         Field("partition_index", "int32", (0, MAX), default=0),
-        Field("candidate_epoch", "int32", (0, MAX), default=0),
-        Field("candidate_id", "int32", (0, MAX), default=0),
-        Field("candidate_directory_id", "uuid", (1, MAX), default=ZERO_UUID, ignorable=True),
+        Field("replica_epoch", "int32", (0, MAX), default=0),
+        Field("replica_id", "int32", (0, MAX), default=0),
+        Field("replica_directory_id", "uuid", (1, MAX), default=ZERO_UUID, ignorable=True),
         Field("voter_directory_id", "uuid", (1, MAX), default=ZERO_UUID, ignorable=True),
         Field("last_offset_epoch", "int32", (0, MAX), default=0),
         Field("last_offset", "int64", (0, MAX), default=0),
+        Field("pre_vote", "bool", (2, MAX), default=False),
     )
 
-    def __init__(self, partition_index=0, candidate_epoch=0, candidate_id=0, candidate_directory_id=ZERO_UUID, voter_directory_id=ZERO_UUID, last_offset_epoch=0, last_offset=0):
+    def __init__(self, partition_index=0, replica_epoch=0, replica_id=0, replica_directory_id=ZERO_UUID, voter_directory_id=ZERO_UUID, last_offset_epoch=0, last_offset=0, pre_vote=False):
         self.partition_index = partition_index
-        self.candidate_epoch = candidate_epoch
-        self.candidate_id = candidate_id
-        self.candidate_directory_id = candidate_directory_id
+        self.replica_epoch = replica_epoch
+        self.replica_id = replica_id
+        self.replica_directory_id = replica_directory_id
         self.voter_directory_id = voter_directory_id
         self.last_offset_epoch = last_offset_epoch
         self.last_offset = last_offset
+        self.pre_vote = pre_vote
 
 
 class TopicData(Struct):
@@ -42,7 +44,7 @@ class VoteRequest(Message):
     schema_name = "VoteRequest"
     api_key = 52
     message_type = "request"
-    valid_versions = (0, 1)
+    valid_versions = (0, 2)
     flexible_versions = (0, MAX)
     api_listeners = ('controller',)
     PartitionData = PartitionData

@@ -1,5 +1,5 @@
 # Generated from VoteResponse.json by protocol/codegen.py — do not edit.
-"""VoteResponse: API key 52 response, versions 0-1, flexible versions 0+."""
+"""VoteResponse: API key 52 response, versions 0-2, flexible versions 0+."""
 
 from protocol.schema import MAX_VERSION as MAX, NEW, ZERO_UUID, Array, Field, Message, Struct
 
@@ -52,7 +52,7 @@ class VoteResponse(Message):
     schema_name = "VoteResponse"
     api_key = 52
     message_type = "response"
-    valid_versions = (0, 1)
+    valid_versions = (0, 2)
     flexible_versions = (0, MAX)
     NodeEndpoint = NodeEndpoint
     PartitionData = PartitionData

@@ -56,7 +56,6 @@ class WriteShareGroupStateRequest(Message):
     message_type = "request"
     valid_versions = (0, 0)
     flexible_versions = (0, MAX)
-    latest_version_unstable = True
     api_listeners = ('broker',)
     PartitionData = PartitionData
     StateBatch = StateBatch

@@ -40,7 +40,7 @@ class WriteTxnMarkersRequest(Message):
     message_type = "request"
     valid_versions = (0, 1)
     flexible_versions = (1, MAX)
-    api_listeners = ('broker', 'zkBroker')
+    api_listeners = ('broker',)
     WritableTxnMarker = WritableTxnMarker
     WritableTxnMarkerTopic = WritableTxnMarkerTopic
     __slots__ = ("markers",)

@@ -2,11 +2,12 @@
 deterministic, and the generated declarations say exactly what Kafka's JSON says (minus the
 prose).
 
-The definitions are those of the versions pinned in `protocol/kafka_specs.py` (one for the
-messages and coordinator records, one for the metadata records), fetched from Kafka's sources
-jars in the Maven repository (cached after the first run). The API index the
+The definitions are those of the releases pinned in `protocol/kafka_specs.py` (3.9 and 4.1 for
+the messages, 3.9 for the coordinator records, 4.1 for the metadata records), fetched from
+Kafka's sources jars in the Maven repository (cached after the first run). The API index the
 tests compare with (key, name, versions, flexible versions, listeners) is read from the same
-JSON files here, independently of the generator. Generation runs against a temporary copy of
+JSON files here, independently of the generator, and every message class is checked version by
+version against the JSON of the newest release that defines that version. Generation runs against a temporary copy of
 the `protocol` package, never the repository's own files.
 """
 
@@ -30,8 +31,10 @@ from protocol.schema import MAX_VERSION, NEW, Array, Message, Struct
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDERS = kafka_specs.fetch()
-SPECS_ROOT = FOLDERS.messages.parent  # messages/ and internal/<artifact>/
-SPECS = FOLDERS.messages
+SPECS_ROOT = FOLDERS.messages.parent  # messages/ and internal/<artifact>/ of the oldest release
+MESSAGE_FOLDERS = kafka_specs.fetch_message_folders()   # oldest release first
+SPECS = MESSAGE_FOLDERS[0]
+SPEC_ARGS = tuple(arg for folder in MESSAGE_FOLDERS for arg in ("--specs", str(folder)))
 INTERNAL_SPECS = FOLDERS.internal
 METADATA_SPECS = FOLDERS.metadata
 METADATA_ARGS = ("--metadata-specs", str(METADATA_SPECS))
@@ -40,7 +43,8 @@ GENERATED_DIRS = (PACKAGE / "messages", PACKAGE / "internal", PACKAGE / "metadat
 
 
 def require_specs():
-    assert SPECS.is_dir(), f"Kafka's message specs are missing: expected {SPECS}"
+    for folder in MESSAGE_FOLDERS:
+        assert folder.is_dir(), f"Kafka's message specs are missing: expected {folder}"
     for folder in INTERNAL_SPECS:
         assert folder.is_dir(), f"the internal record specs are missing: expected {folder}"
     assert METADATA_SPECS.is_dir(), f"the metadata record specs are missing: expected {METADATA_SPECS}"
@@ -96,7 +100,7 @@ def test_specs_folder_is_present():
 
 def test_committed_modules_are_up_to_date():
     require_specs()
-    result = run_codegen(REPO, "--specs", str(SPECS), *METADATA_ARGS, "--check")
+    result = run_codegen(REPO, *SPEC_ARGS, *METADATA_ARGS, "--check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "up to date" in result.stdout
 
@@ -120,45 +124,54 @@ def test_generation_is_deterministic_and_matches_the_commit(tmp_path):
         for path in (root / "protocol" / "internal").glob("*.py"):
             path.unlink()
         shutil.rmtree(root / "protocol" / "metadata")
-        result = run_codegen(root, "--specs", str(SPECS), *METADATA_ARGS, seed=seed)
+        result = run_codegen(root, *SPEC_ARGS, *METADATA_ARGS, seed=seed)
         assert result.returncode == 0, result.stderr
         outputs.append(generated_files(root))
     assert outputs[0] == outputs[1], "two runs (different hash seeds) must give identical files"
     assert outputs[0] == before, "a fresh generation must reproduce the committed modules"
     # a second run over its own output changes nothing
-    result = run_codegen(tmp_path / "a", "--specs", str(SPECS), *METADATA_ARGS)
+    result = run_codegen(tmp_path / "a", *SPEC_ARGS, *METADATA_ARGS)
     assert result.returncode == 0 and "(0 changed)" in result.stdout
     assert snapshot_repo() == before, "the repository's modules must not be touched"
 
 
 def test_in_process_generation_is_deterministic():
     require_specs()
-    first = codegen.generate(SPECS, INTERNAL_SPECS, [METADATA_SPECS])
-    second = codegen.generate(SPECS, INTERNAL_SPECS, [METADATA_SPECS])
+    first = codegen.generate(MESSAGE_FOLDERS, INTERNAL_SPECS, [METADATA_SPECS])
+    second = codegen.generate(MESSAGE_FOLDERS, INTERNAL_SPECS, [METADATA_SPECS])
     assert first == second
     assert {p.relative_to(PACKAGE).as_posix() for p in first} == {
         f"{d.name}/{p.name}" for d in GENERATED_DIRS for p in d.glob("*.py")}
+
+
+def copy_releases(tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+    """A copy of every release's message folder, and the --specs arguments naming the copies."""
+    copies = []
+    for folder in MESSAGE_FOLDERS:
+        copy = tmp_path / "kafka-specs" / folder.parent.name
+        shutil.copytree(folder.parent, copy)
+        copies.append(copy / "messages")
+    return copies[-1], tuple(arg for copy in copies for arg in ("--specs", str(copy)))
 
 
 def test_a_modified_spec_makes_check_fail(tmp_path):
     require_specs()
     before = snapshot_repo()
     root = copy_package(tmp_path / "pkg")
-    specs = tmp_path / "kafka-protocol"
-    shutil.copytree(SPECS_ROOT, specs)
+    newest, spec_args = copy_releases(tmp_path)
     # unchanged copy: the temporary package is what gets checked, and it is up to date
-    result = run_codegen(root, "--specs", str(specs / "messages"), "--check")
+    result = run_codegen(root, *spec_args, "--check")
     assert result.returncode == 0, result.stderr
-    # one more version of ApiVersionsRequest
-    spec_file = specs / "messages" / "ApiVersionsRequest.json"
+    # one more version of ApiVersionsRequest, in the newest release
+    spec_file = newest / "ApiVersionsRequest.json"
     text = spec_file.read_text(encoding="utf-8")
     assert '"validVersions": "0-4"' in text
     spec_file.write_text(text.replace('"validVersions": "0-4"', '"validVersions": "0-5"'), encoding="utf-8")
-    result = run_codegen(root, "--specs", str(specs / "messages"), "--check")
+    result = run_codegen(root, *spec_args, "--check")
     assert result.returncode == 1
     assert "api_versions_request.py" in result.stderr
     # regenerating the temporary copy picks the change up; the repository is untouched
-    result = run_codegen(root, "--specs", str(specs / "messages"))
+    result = run_codegen(root, *spec_args)
     assert result.returncode == 0
     module = (root / "protocol" / "messages" / "api_versions_request.py").read_text(encoding="utf-8")
     assert "valid_versions = (0, 5)" in module
@@ -168,10 +181,10 @@ def test_a_modified_spec_makes_check_fail(tmp_path):
 def test_a_removed_spec_is_reported_as_stale(tmp_path):
     require_specs()
     root = copy_package(tmp_path / "pkg")
-    specs = tmp_path / "kafka-protocol"
-    shutil.copytree(SPECS_ROOT, specs)
-    (specs / "messages" / "DescribeProducersRequest.json").unlink()
-    result = run_codegen(root, "--specs", str(specs / "messages"), "--check")
+    _newest, spec_args = copy_releases(tmp_path)
+    for folder in spec_args[1::2]:
+        (Path(folder) / "DescribeProducersRequest.json").unlink()
+    result = run_codegen(root, *spec_args, "--check")
     assert result.returncode == 1
     assert "describe_producers_request.py (no longer generated)" in result.stderr
     assert "describe_producers_response.py (no longer generated)" in result.stderr  # its half goes too
@@ -182,7 +195,7 @@ def test_a_hand_edited_module_makes_check_fail(tmp_path):
     root = copy_package(tmp_path / "pkg")
     target = root / "protocol" / "messages" / "fetch_request.py"
     target.write_text(target.read_text(encoding="utf-8").replace("default=-1", "default=-2", 1), encoding="utf-8")
-    result = run_codegen(root, "--specs", str(SPECS), "--check")
+    result = run_codegen(root, *SPEC_ARGS, "--check")
     assert result.returncode == 1 and "fetch_request.py" in result.stderr
 
 
@@ -190,20 +203,32 @@ def test_a_hand_edited_module_makes_check_fail(tmp_path):
 # The index against Kafka's definitions
 
 
+def message_specs() -> list[dict]:
+    """Every message definition of every release, oldest release first."""
+    return [load_json(path) for folder in MESSAGE_FOLDERS for path in sorted(folder.glob("*.json"))]
+
+
 def api_index_rows():
-    """One row per API, from the request and response JSON files."""
+    """One row per API, from the request and response JSON files of every release: the versions
+    are those any release defines; names, flexible versions and listeners the newest's."""
     require_specs()
-    requests, responses = {}, {}
-    for path in SPECS.glob("*.json"):
-        spec = load_json(path)
-        if spec.get("type") == "request":
-            requests[spec["apiKey"]] = spec
-        elif spec.get("type") == "response":
-            responses[spec["apiKey"]] = spec
-    assert set(requests) == set(responses)
+    requests, responses, low, high, deprecated = {}, {}, {}, {}, {}
+    for spec in message_specs():
+        kind, key = spec.get("type"), spec.get("apiKey")
+        if kind not in ("request", "response"):
+            continue
+        versions = parse_versions(spec["validVersions"])
+        if kind == "request" and versions is None:
+            continue   # a newer release that defines no version (ZooKeeper era): the older row stays
+        (requests if kind == "request" else responses)[key] = spec
+        if kind == "request":
+            low[key] = min(low.get(key, versions[0]), versions[0])
+            high[key] = max(high.get(key, versions[1]), versions[1])
+            deprecated[key] = spec.get("deprecatedVersions", "none")
+    assert set(requests) <= set(responses)
     return [{"api_key": str(key), "name": spec["name"].removesuffix("Request"),
-             "valid_versions": spec["validVersions"],
-             "deprecated_versions": spec.get("deprecatedVersions", "none"),
+             "valid_versions": f"{low[key]}-{high[key]}",
+             "deprecated_versions": deprecated[key],
              "request_flexible": spec.get("flexibleVersions", "none"),
              "response_flexible": responses[key].get("flexibleVersions", "none"),
              "listeners": ",".join(spec.get("listeners", [])),
@@ -276,8 +301,8 @@ def _abouts(node, out):
 def test_no_about_text_is_copied():
     require_specs()
     abouts: set[str] = set()
-    for path in [*SPECS.glob("*.json"), *internal_spec_files(), *metadata_spec_files()]:
-        _abouts(load_json(path), abouts)
+    for spec in [*message_specs(), *map(load_json, internal_spec_files()), *map(load_json, metadata_spec_files())]:
+        _abouts(spec, abouts)
     distinctive = sorted(a for a in abouts if len(a) >= 30)
     assert len(distinctive) > 500
     text = "\n".join(p.read_text(encoding="utf-8") for d in GENERATED_DIRS for p in d.glob("*.py"))
@@ -363,11 +388,9 @@ def _compare_fields(owner: str, struct_cls, raw_fields, common, seen):
         assert field.default == expected or (expected is NEW and field.default is NEW), (where, field.default)
 
 
-def _spec_files():
+def _record_spec_files():
     require_specs()
     files = {}
-    for path in SPECS.glob("*.json"):
-        files[load_json(path)["name"]] = path
     for path in internal_spec_files():
         name = load_json(path)["name"]
         if name in internal_pkg.MODULES:
@@ -377,10 +400,10 @@ def _spec_files():
     return files
 
 
-def test_every_declaration_matches_its_json():
-    files = _spec_files()
+def test_every_record_declaration_matches_its_json():
+    files = _record_spec_files()
     checked = 0
-    for pkg in (messages_pkg, internal_pkg, metadata_pkg):
+    for pkg in (internal_pkg, metadata_pkg):
         for name in pkg.MODULES:
             spec = load_json(files[name])
             cls = getattr(pkg, name)
@@ -388,13 +411,82 @@ def test_every_declaration_matches_its_json():
             assert cls.flexible_versions == parse_versions(spec.get("flexibleVersions", "none")), name
             assert cls.message_type == spec["type"], name
             assert cls.api_key == spec.get("apiKey"), name
-            assert cls.deprecated_versions == (parse_versions(spec["deprecatedVersions"])
-                                               if "deprecatedVersions" in spec else None), name
-            assert cls.latest_version_unstable == bool(spec.get("latestVersionUnstable", False)), name
             common = {s["name"]: s["fields"] for s in spec.get("commonStructs", [])}
             _compare_fields(name, cls, spec.get("fields", []), common, set())
             checked += 1
-    assert checked == len(messages_pkg.MODULES) + len(internal_pkg.MODULES) + len(metadata_pkg.MODULES)
+    assert checked == len(internal_pkg.MODULES) + len(metadata_pkg.MODULES)
+
+
+def _releases_of(cls) -> list[dict]:
+    """The definitions of `cls`'s message in each release that has one, oldest first (requests
+    and responses by API key: Kafka 4.1 renamed ListClientMetricsResources)."""
+    found = []
+    for spec in message_specs():
+        if cls.message_type in ("request", "response"):
+            if spec.get("type") == cls.message_type and spec.get("apiKey") == cls.api_key:
+                found.append(spec)
+        elif spec["name"] == cls.schema_name:
+            found.append(spec)
+    return found
+
+
+def _in(versions, version: int) -> bool:
+    return versions is not None and versions[0] <= version <= versions[1]
+
+
+def _declared_at(struct_cls, version: int) -> list:
+    """What the class says exists at `version`: each field's name, type, nullability, tag and
+    default there, nested structs unfolded."""
+    out = []
+    for field in struct_cls.FIELDS:
+        if not _in(field.versions, version):
+            continue
+        t = field.type.element if isinstance(field.type, Array) else field.type
+        kind = t if isinstance(t, str) else [t.__name__, _declared_at(t, version)]
+        default = "NEW" if field.default is NEW else field.default
+        out.append([_norm(field.name), isinstance(field.type, Array), kind, _in(field.nullable_versions, version),
+                    field.tag if _in(field.tagged_versions, version) else None, default])
+    return out
+
+
+def _defined_at(raw_fields, common, version: int) -> list:
+    """The same, read from one release's JSON."""
+    out = []
+    for raw in raw_fields:
+        if not _in(parse_versions(raw.get("versions", "0+")), version):
+            continue
+        type_text = raw["type"]
+        is_array = type_text.startswith("[]")
+        element = type_text[2:] if is_array else type_text
+        is_struct = element not in PRIMITIVE_DEFAULTS and element != "uuid"
+        kind = [element, _defined_at(raw.get("fields") or common[element], common, version)] if is_struct else element
+        default = _expected_default(raw, element, is_array, is_struct)
+        tagged = _in(parse_versions(raw.get("taggedVersions", "none")), version)
+        out.append([raw["name"].lower(), is_array, kind, _in(parse_versions(raw.get("nullableVersions", "none")), version),
+                    int(raw["tag"]) if tagged else None, "NEW" if default is NEW else default])
+    return out
+
+
+def test_every_message_declaration_matches_the_json_of_each_version():
+    """Version by version, a message class declares what the newest release defining that
+    version says: the fields, their types, nullability, tags and defaults."""
+    checked = 0
+    for name in messages_pkg.MODULES:
+        cls = getattr(messages_pkg, name)
+        releases = _releases_of(cls)
+        assert releases, name
+        newest = releases[-1]
+        served = [parse_versions(spec["validVersions"]) for spec in releases]
+        served = [versions for versions in served if versions is not None]
+        assert cls.valid_versions == (min(v[0] for v in served), max(v[1] for v in served)), name
+        assert cls.flexible_versions == parse_versions(newest.get("flexibleVersions", "none")), name
+        assert cls.latest_version_unstable == bool(newest.get("latestVersionUnstable", False)), name
+        for version in range(cls.valid_versions[0], cls.valid_versions[1] + 1):
+            spec = next(s for s in reversed(releases) if _in(parse_versions(s["validVersions"]), version))
+            common = {s["name"]: s["fields"] for s in spec.get("commonStructs", [])}
+            assert _declared_at(cls, version) == _defined_at(spec.get("fields", []), common, version), (name, version)
+            checked += 1
+    assert checked > 600
 
 
 def test_every_metadata_record_of_kafka_is_generated_and_indexed_by_its_type():
@@ -429,8 +521,7 @@ def test_snake_case_agrees_with_kafka_python_for_every_field_name():
             names.add(raw["name"])
             walk(raw.get("fields", []))
 
-    for path in [*SPECS.glob("*.json"), *internal_spec_files(), *metadata_spec_files()]:
-        spec = load_json(path)
+    for spec in [*message_specs(), *map(load_json, internal_spec_files()), *map(load_json, metadata_spec_files())]:
         walk(spec.get("fields", []))
         for common in spec.get("commonStructs", []):
             walk(common["fields"])

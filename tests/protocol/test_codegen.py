@@ -187,7 +187,7 @@ def test_a_folder_with_nothing_to_generate_is_an_error(tmp_path):
 
 def test_the_generated_toy_class_decodes_its_versions(tmp_path):
     specs = write_toy_specs(tmp_path / "specs")
-    outputs = codegen.generate(specs, [])
+    outputs = codegen.generate([specs], [])
     text = next(t for p, t in outputs.items() if p.name == "toy_request.py")
     namespace: dict = {}
     exec(compile(text, "toy_request.py", "exec"), namespace)

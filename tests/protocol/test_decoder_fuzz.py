@@ -31,10 +31,10 @@ from protocol.errors import (
 from protocol.schema import MAX_VERSION, in_versions
 from tests.protocol import strategies as S
 
-# The APIs Kafka 3.9 defines only for controllers and ZooKeeper-mode brokers (`listeners`
-# without "broker"); tests/compat/test_codegen_against_kafka.py checks this list against Kafka's
-# definitions.
-NON_BROKER_API_KEYS = (4, 5, 6, 7, 58)   # ZooKeeper-era controller APIs (58: Envelope)
+# The ZooKeeper-era APIs (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown), which
+# Kafka 4 no longer defines and no KRaft node serves; tests/compat/test_codegen_against_kafka.py
+# checks this list against Kafka's definitions.
+NON_BROKER_API_KEYS = (4, 5, 6, 7)
 
 REQUEST_CLASSES = [(key, getattr(messages, name)) for key, name in sorted(messages.REQUESTS.items())]
 REQUEST_VERSIONS = [(key, cls, v) for key, cls in REQUEST_CLASSES
