@@ -105,7 +105,7 @@ from pylog.metadata import (
     PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
     write_partition_metadata,
 )
-from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, BrokerLifecycle, RegistrationFailed
+from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, SUPPORTED_FEATURES, BrokerLifecycle, RegistrationFailed
 from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.controller.apis import controller_apis
 from pylog.controller.quorum_controller import QuorumController
@@ -173,7 +173,7 @@ class Broker:
     def _apis(self) -> list[Api]:
         """The served APIs and the versions advertised for each."""
         return [
-            Api(18, 0, 3, api_versions.make_handler(self.dispatcher)),
+            Api(18, 0, 4, api_versions.make_handler(self.dispatcher, self.node_features)),
             Api(3, 0, 12, metadata_handler.make_handler(self)),
             Api(0, 3, 9, produce.make_handler(self)),
             Api(1, 4, 12, fetch.make_handler(self)),
@@ -604,6 +604,13 @@ class Broker:
         except BrokerError as e:
             if e.code != ErrorCode.TOPIC_ALREADY_EXISTS:
                 raise
+
+    def node_features(self) -> api_versions.NodeFeatures:
+        """What ApiVersions tells of features: the ranges this broker registers with, and the
+        levels of the metadata it acts on (none before it has any)."""
+        if self.metadata_follower is None and self.controller is None:
+            return api_versions.NodeFeatures(SUPPORTED_FEATURES, {}, -1)
+        return api_versions.image_features(SUPPORTED_FEATURES, self.metadata_image())
 
     def metadata_image(self) -> MetadataImage:
         """The metadata this broker acts on: its controller's image in a combined node,

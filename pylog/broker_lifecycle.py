@@ -18,8 +18,9 @@ heartbeat interval until `initial.broker.registration.timeout.ms`; then the star
 stays registered and unfences itself again once the controller answers it caught up.
 
 The incarnation id is new at every start: it tells the controller a restart from a
-duplicate. The supported feature ranges are those of Kafka 4.1.1's broker, so the
-finalized levels of pylog's bootstrap (or of a Kafka cluster's) are in range.
+duplicate. The supported feature ranges are those of Kafka 4.1.1's broker (but share.version,
+0-0: pylog has no share groups), so the finalized levels of pylog's bootstrap (or of a Kafka
+cluster's) are in range. ApiVersions reports the same ranges (pylog/handlers/api_versions.py).
 
 Runs on the broker's event loop (one task); not thread-safe.
 """
@@ -47,6 +48,7 @@ SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
     ("group.version", 0, 1),
     ("transaction.version", 0, 2),
     ("eligible.leader.replicas.version", 0, 1),
+    ("share.version", 0, 0),   # Kafka's broker supports 0-1; pylog has no share groups
 )
 INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
 

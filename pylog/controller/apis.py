@@ -38,6 +38,7 @@ from pylog.controller import (
     reassignment,
     replication_control,
 )
+from pylog.controller.bootstrap import SUPPORTED_FEATURES
 from pylog.controller.metadata_fetch import handle_metadata_fetch
 from pylog.controller.results import ControllerResult
 from pylog.dispatch import Api, Dispatcher
@@ -118,7 +119,8 @@ def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
 
     apis = [Api(key, low, high, handle) for key, (low, high) in CONTROLLER_API_VERSIONS.items()]
     apis.append(Api(FETCH_KEY, 4, 12, fetch))
-    apis.append(Api(18, 0, 3, api_versions.make_handler(dispatcher)))
+    features = lambda: api_versions.image_features(SUPPORTED_FEATURES, controller.image)  # noqa: E731
+    apis.append(Api(18, 0, 4, api_versions.make_handler(dispatcher, features)))
     return apis
 
 

@@ -1,22 +1,66 @@
-"""ApiVersions (key 18): which APIs and versions this broker serves.
+"""ApiVersions (key 18): which APIs and versions this node serves, and its features.
 
 Clients send it first on every connection and pick, per API, the highest version both
-sides know. The answer lists the dispatcher's table. A version the broker does not serve
+sides know. The answer lists the dispatcher's table. A version the node does not serve
 never reaches this handler: the dispatcher answers it with the KIP-511 fallback.
+
+From v3 the answer also carries the features (KIP-584), as Kafka's DefaultApiVersionManager
+and ApiVersionsResponse build them:
+
+- `supported_features`: the ranges this node supports, the same ones its registration
+  with the controller states (a broker's: pylog/broker_lifecycle.py; a controller-only
+  node's: pylog/controller/bootstrap.py). Below v4 a feature whose minimum is 0 is left
+  out: older clients cannot read a range starting at 0 (KAFKA-17492).
+- `finalized_features`: the levels the metadata log has finalized, metadata.version
+  among them; a feature at level 0 is not listed.
+- `finalized_features_epoch`: the offset of the metadata image the levels were read from.
+
+`NodeFeatures` is what the caller gives: a function of no argument, called per request,
+so the answer follows the metadata as it moves.
 """
 
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 from protocol.messages import ApiVersionsResponse
 from pylog.dispatch import Dispatcher, RequestContext
 
+FEATURES_VERSION = 3           # the first version that carries features
+MIN_ZERO_FEATURES_VERSION = 4  # the first that may list a supported range starting at 0
 
-def make_handler(dispatcher: Dispatcher):
+
+class NodeFeatures(NamedTuple):
+    supported: tuple[tuple[str, int, int], ...]   # (name, min, max)
+    finalized: dict[str, int]                     # name -> level
+    epoch: int
+
+
+def image_features(supported: tuple[tuple[str, int, int], ...], image) -> NodeFeatures:
+    """The features of a node supporting `supported` that acts on metadata `image`."""
+    finalized = dict(image.features)
+    if image.metadata_version is not None:
+        finalized["metadata.version"] = image.metadata_version
+    return NodeFeatures(supported, finalized, image.offset)
+
+
+def make_handler(dispatcher: Dispatcher, features: Callable[[], NodeFeatures]):
     async def handle(request, context: RequestContext) -> ApiVersionsResponse:
-        return ApiVersionsResponse(
+        response = ApiVersionsResponse(
             error_code=0,
             api_keys=[ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
                       for key, low, high in dispatcher.advertised()],
         )
+        if context.api_version >= FEATURES_VERSION:
+            node = features()
+            response.supported_features = [
+                ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=low, max_version=high)
+                for name, low, high in sorted(node.supported)
+                if low > 0 or context.api_version >= MIN_ZERO_FEATURES_VERSION]
+            response.finalized_features = [
+                ApiVersionsResponse.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
+                for name, level in sorted(node.finalized.items()) if level != 0]
+            response.finalized_features_epoch = node.epoch
+        return response
 
     return handle

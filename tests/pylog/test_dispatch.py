@@ -15,7 +15,8 @@ from pylog.server import start_server
 
 async def _server(max_frame_bytes=1 << 20):
     dispatcher = Dispatcher([])
-    dispatcher.apis[18] = Api(18, 0, 3, api_versions.make_handler(dispatcher))
+    no_features = lambda: api_versions.NodeFeatures((), {}, -1)  # noqa: E731
+    dispatcher.apis[18] = Api(18, 0, 3, api_versions.make_handler(dispatcher, no_features))
     server = await start_server(dispatcher, "127.0.0.1", 0, max_frame_bytes)
     return server, server.address[1]
 

@@ -1,0 +1,55 @@
+"""ApiVersions against a running broker: the versions it advertises and the features it
+reports (pylog/handlers/api_versions.py), at each version that carries them differently."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.messages import ApiVersionsRequest
+from pylog.broker_lifecycle import SUPPORTED_FEATURES
+
+from tests.pylog.wire import RawClient
+
+API_VERSIONS = 18
+
+
+def api_versions(broker, version: int):
+    client = RawClient(broker.bootstrap_servers)
+    try:
+        return client.request(API_VERSIONS, version, ApiVersionsRequest(client_software_name="t",
+                                                                         client_software_version="1"))
+    finally:
+        client.close()
+
+
+def test_v4_lists_every_supported_range_and_the_finalized_levels_of_the_metadata(kafka_broker):
+    response = api_versions(kafka_broker, 4)
+    assert response.error_code == 0
+    assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == sorted(SUPPORTED_FEATURES)
+    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features}
+    # pylog's bootstrap (pylog/controller/bootstrap.py): no feature at level 0 is listed
+    assert finalized == {"metadata.version": (27, 27), "group.version": (1, 1), "transaction.version": (2, 2)}
+    image_offset = kafka_broker.call(lambda: kafka_broker.broker.metadata_image().offset)
+    assert 0 <= response.finalized_features_epoch <= image_offset
+
+
+def test_the_epoch_follows_the_metadata_log(kafka_broker):
+    before = api_versions(kafka_broker, 4).finalized_features_epoch
+    kafka_broker.call(kafka_broker.broker.create_topic, "epoch-mover", 1)
+    assert api_versions(kafka_broker, 4).finalized_features_epoch > before
+
+
+def test_below_v4_a_range_starting_at_0_is_left_out(kafka_broker):
+    response = api_versions(kafka_broker, 3)
+    assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == [
+        (name, low, high) for name, low, high in sorted(SUPPORTED_FEATURES) if low > 0]
+    assert [f.name for f in response.supported_features] == ["metadata.version"]
+    assert {f.name for f in response.finalized_features} == {"metadata.version", "group.version",
+                                                             "transaction.version"}
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_versions_before_3_carry_no_features(kafka_broker, version):
+    response = api_versions(kafka_broker, version)
+    assert response.error_code == 0 and response.supported_features == [] and response.finalized_features == []
+    assert (18, 0, 4) in [(a.api_key, a.min_version, a.max_version) for a in response.api_keys]
