@@ -340,3 +340,14 @@ def test_log_append_time_topic(kafka_broker, codec):
     batches = stored_batches(kafka_broker.data_dir, topic, 0)   # CRCs recomputed correctly
     assert len(batches) > 1
     assert all(h.timestamp_type == 1 and before <= h.max_timestamp <= after for _, _, h, _ in batches)
+
+
+def test_kafka_python_infers_kafka_4_1_from_api_versions(kafka_broker):
+    """kafka-python guesses a broker's release from the highest versions it advertises
+    (kafka/protocol/broker_version_data.py) and keeps it as the producer's `api_version`;
+    pylog must read as Kafka 4.1."""
+    producer = KafkaProducer(bootstrap_servers=kafka_broker.bootstrap_servers)
+    try:
+        assert producer.config["api_version"] == (4, 1)
+    finally:
+        producer.close(timeout=10)
