@@ -512,3 +512,27 @@ def test_perf_tools(on_both):
 
     picked = on_both.compare("kafka-consumer-perf-test.sh (records consumed)", consumed, lines=header_and_counts)
     assert picked["pylog"][1] == "1.9073, 20000"
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-features.sh
+
+# The two features pylog presents differently on purpose (README, "Deliberate differences"):
+# it finalizes eligible.leader.replicas.version at 0 (no ELR) and supports share.version 0-0
+# (no share groups).
+DELIBERATE_FEATURES = ("eligible.leader.replicas.version", "share.version")
+
+
+def test_features_describe(on_both):
+    result = on_both.run("kafka-features.sh", "--bootstrap-server", "{bootstrap}", "describe")
+
+    def shared(r) -> list[str]:
+        return [re.sub(r"\tEpoch: \d+", "\tEpoch: <offset>", line) for line in r.lines
+                if not line.startswith(tuple(f"Feature: {name}\t" for name in DELIBERATE_FEATURES))]
+
+    picked = on_both.compare("kafka-features.sh describe (but ELR and share.version)", result, lines=shared)
+    assert any(line.startswith("Feature: metadata.version\t") for line in picked["pylog"])
+    rows = {broker: {line.split("\t")[0]: line.split("\t")[1:4] for line in r.lines} for broker, r in result.items()}
+    elr, share = (f"Feature: {name}" for name in DELIBERATE_FEATURES)
+    assert rows["pylog"][elr][2] == "FinalizedVersionLevel: 0" and rows["kafka"][elr][2] == "FinalizedVersionLevel: 1"
+    assert rows["pylog"][share][1] == "SupportedMaxVersion: 0" and rows["kafka"][share][1] == "SupportedMaxVersion: 1"
