@@ -98,6 +98,7 @@ from pylog.handlers import (
     topics as topic_handlers,
 )
 from pylog.high_watermarks import HighWatermarkCheckpoint
+from pylog.dynamic_broker_config import DynamicBrokerConfig, dynamic_broker_configs
 from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
 from pylog.log_retention import run_retention
@@ -137,7 +138,8 @@ class Broker:
     """One pylog broker inside an asyncio event loop."""
 
     def __init__(self, config: BrokerConfig):
-        self.config = config
+        self.config = config          # the effective config: static, then the dynamic configs
+        self.dynamic_config = DynamicBrokerConfig(config)
         self.node_id = config.node_id
         self.waiters = DataWaiters()
         self.partitions: dict[tuple[str, int], Partition] = {}
@@ -216,7 +218,6 @@ class Broker:
             await self.controller.start([(name, host_name, bound_port, SECURITY_PROTOCOL_IDS.get(protocol, 0))])
         if "broker" not in roles:
             return
-        self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
         if self.controller is not None:
             image = self.controller.image
             self.controller_channel = LocalControllerChannel(self.controller)
@@ -231,6 +232,8 @@ class Broker:
                 now_ms=now_ms)
             await self.metadata_follower.rebuild_image()   # the local copy, as the last run left it
             image = self.metadata_follower.image
+        self.set_dynamic_broker_configs(*dynamic_broker_configs(image, self.node_id))
+        self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
         self.metadata.set_topics(TopicInfo(t.name, t.topic_id, len(t.partitions), dict(image.topic_configs(t.name)))
                                  for t in image.topics.values())
         topic_configs = {t.name: self.default_log_config.with_overrides(t.configs)
@@ -494,6 +497,26 @@ class Broker:
             log.exception("topic %s: the controller's configs %r are not valid here", name, configs)
             return
         self.log_manager.set_topic_config(name, log_config if configs else None)
+
+    def set_dynamic_broker_configs(self, cluster_default: dict[str, str], per_broker: dict[str, str]) -> None:
+        """The BROKER config resources "" and this node's id changed in the metadata: the
+        broker's config takes them, every log its new defaults, the cleaner its settings."""
+        before = self.config
+        if not self.dynamic_config.update(cluster_default, per_broker):
+            return
+        self.config = self.dynamic_config.current
+        log.info("dynamic broker configs: cluster default %s, this broker %s", cluster_default, per_broker)
+        if self.log_manager is None:
+            return
+        defaults = LogConfig.from_properties(self.config.topic_defaults())
+        if defaults != self.default_log_config:
+            self.default_log_config = defaults
+            self.log_manager.set_default_config(defaults)
+            for topic in self.metadata.topics.values():
+                if topic.configs:
+                    self.set_topic_configs(topic.name, topic.configs)
+        if before.log_cleaner_threads != self.config.log_cleaner_threads:
+            self.log_cleaner.restart()
 
     def remove_topic_logs(self, name: str, indexes) -> None:
         """The metadata no longer lists these partitions here (topic deleted, replica

@@ -84,6 +84,7 @@ class LogCleaner:
         self._tasks: list[asyncio.Task] = []
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._stopping = False
+        self._restarting: asyncio.Task | None = None
 
     @property
     def enabled(self) -> bool:
@@ -176,9 +177,18 @@ class LogCleaner:
 
     # -- passes ------------------------------------------------------------------------
 
+    def restart(self) -> None:
+        """Stop the passes and start them again with the broker's current settings
+        (`log.cleaner.threads` changed dynamically), as Kafka's cleaner restarts its threads."""
+        async def again() -> None:
+            await self.stop()
+            self._stopping = False
+            self.start()
+        self._restarting = asyncio.get_running_loop().create_task(again())
+
     async def _run(self) -> None:
-        backoff_s = self.broker.config.log_cleaner_backoff_ms / 1000
         while not self._stopping:
+            backoff_s = self.broker.config.log_cleaner_backoff_ms / 1000
             try:
                 cleaned = await self.clean_filthiest_log()
             except asyncio.CancelledError:

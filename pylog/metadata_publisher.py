@@ -7,7 +7,10 @@ with what it published last and acts on the differences, in this order:
     1. the topic view the handlers read (BrokerMetadata.topics) is rebuilt;
     2. a topic gone (RemoveTopicRecord), or one whose id changed: its local logs are
        deleted and the group coordinator forgets their committed offsets;
-    3. topic configs changed: the logs get the new LogConfig;
+    3. the dynamic broker configs (BROKER resources "" and this node's id) changed: the
+       broker's config takes them (`Broker.set_dynamic_broker_configs`: new topic
+       defaults for every log, the cleaner's settings); topic configs changed: the logs
+       get the new LogConfig;
     4. each partition whose registration (replicas, ISR, leader, epochs) or whose
        brokers changed, and that lists this node as a replica: its log is opened or
        created (with `partition.metadata`) and the broker told
@@ -35,6 +38,7 @@ import logging
 import uuid
 
 from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.dynamic_broker_config import dynamic_broker_configs
 from pylog.metadata import TopicInfo
 from pylog.metadata_image import MetadataImage, PartitionRegistration
 
@@ -74,6 +78,7 @@ class MetadataPublisher:
                 broker.remove_topic_logs(name, sorted(partitions))
                 del self._topics[topic_id]
                 self._configs.pop(name, None)
+        broker.set_dynamic_broker_configs(*dynamic_broker_configs(image, node_id))
         brokers_changed = image.brokers != self._brokers
         self._brokers = dict(image.brokers)
         for topic in image.topics.values():

@@ -202,6 +202,13 @@ class LogManager:
             if log_topic == topic:
                 log.update_config(self.config_for(topic))
 
+    def set_default_config(self, config: LogConfig) -> None:
+        """Use `config` for the logs of every topic without a config of its own."""
+        self.default_config = config
+        for (log_topic, _), log in self._logs.items():
+            if log_topic not in self._topic_configs:
+                log.update_config(config)
+
     def get_or_create_log(
         self, topic: str, partition: int, *, now_ms: int, config: LogConfig | None = None
     ) -> Log:

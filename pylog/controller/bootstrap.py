@@ -9,12 +9,16 @@ transaction):
     FeatureLevelRecord       metadata.version 27 (first, always)
     FeatureLevelRecord       every other feature whose level is above 0, sorted by name:
                              group.version 1, transaction.version 2
+    ConfigRecord             resource BROKER "" (the cluster default), min.insync.replicas =
+                             the controller's static min.insync.replicas
     EndTransactionRecord
 
 pylog finalizes `eligible.leader.replicas.version` at 0, not Kafka's 1: ELR (KIP-966) is
 not implemented, so its PartitionChangeRecords never carry ELR fields. A feature at level 0
-gets no record (Kafka's rule, as for share.version), and Kafka's cluster-default
-`min.insync.replicas` ConfigRecord, written only when ELR is enabled, is not written either.
+gets no record (Kafka's rule, as for share.version). Kafka writes the cluster-default
+`min.insync.replicas` ConfigRecord when ELR is enabled, as it is in Kafka 4.1's default
+release; pylog writes it whatever the ELR level, so that a pylog cluster holds the same
+dynamic cluster default as a Kafka 4.1 one and describes its configs alike.
 kraft.version never gets a FeatureLevelRecord (Raft owns it; static voters are version 0).
 
 The same features go to `bootstrap.checkpoint` in the log dir (what Kafka's storage format
@@ -51,6 +55,7 @@ from protocol.messages import SnapshotFooterRecord, SnapshotHeaderRecord
 from protocol.metadata import (
     AbortTransactionRecord,
     BeginTransactionRecord,
+    ConfigRecord,
     EndTransactionRecord,
     FeatureLevelRecord,
     RegisterControllerRecord,
@@ -66,6 +71,8 @@ BOOTSTRAP_TRANSACTION = "Bootstrap records"
 CONVERSION_TRANSACTION = "Conversion of pylog-topics.json"
 ABORT_REASON = "Controller failover"
 BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"
+BROKER_RESOURCE = 4
+MIN_IN_SYNC_REPLICAS = "min.insync.replicas"
 
 # finalized at the first start (levels above 0 get a FeatureLevelRecord)
 BOOTSTRAP_FEATURES = {
@@ -93,10 +100,13 @@ def feature_records() -> list[tuple[Message, int]]:
     return records
 
 
-def bootstrap_records() -> list[tuple[Message, int]]:
-    """The first start's records: the features in a metadata transaction."""
+def bootstrap_records(min_insync_replicas: int = 1) -> list[tuple[Message, int]]:
+    """The first start's records: the features and the cluster default of
+    min.insync.replicas, in a metadata transaction."""
+    cluster_default = ConfigRecord(resource_type=BROKER_RESOURCE, resource_name="",
+                                   name=MIN_IN_SYNC_REPLICAS, value=str(min_insync_replicas))
     return [(BeginTransactionRecord(name=BOOTSTRAP_TRANSACTION), 0), *feature_records(),
-            (EndTransactionRecord(), 0)]
+            (cluster_default, 0), (EndTransactionRecord(), 0)]
 
 
 def controller_registration(controller_id: int, incarnation_id: uuid.UUID,
@@ -152,9 +162,10 @@ def replay(metadata_log: MetadataLog, image: MetadataImage | None = None) -> Met
 
 
 def start_controller(metadata_log: MetadataLog, *, node_id: int, voters: list[int], log_dir: Path,
-                     now_ms: int) -> ControllerStart:
+                     now_ms: int, min_insync_replicas: int = 1) -> ControllerStart:
     """The start sequence of the module docstring. `log_dir` holds meta.properties, the old
-    JSON files and bootstrap.checkpoint. Returns the new epoch and the image of the log."""
+    JSON files and bootstrap.checkpoint; `min_insync_replicas` is the controller's static
+    value, the bootstrap's cluster default. Returns the new epoch and the image of the log."""
     epoch = metadata_log.start_epoch(node_id, voters, now_ms=now_ms)
     image = replay(metadata_log)
     if image.in_transaction:
@@ -162,7 +173,7 @@ def start_controller(metadata_log: MetadataLog, *, node_id: int, voters: list[in
     conversion = None
     first_start = metadata_log.is_empty
     if first_start:
-        records = bootstrap_records()
+        records = bootstrap_records(min_insync_replicas)
         conversion = json_conversion.conversion_records(log_dir, node_id)
         if conversion is not None and conversion.records:
             records += [(BeginTransactionRecord(name=CONVERSION_TRANSACTION), 0), *conversion.records,

@@ -48,6 +48,7 @@ from storage.config_def import Type
 from storage.errors import InvalidConfig
 
 from pylog.config import ConfigSource
+from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
 from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
@@ -156,10 +157,17 @@ def effective_topic_configs(default_log_config: LogConfig, static_broker_configs
     return result
 
 
-def apply_config_operations(current: dict[str, str], configs) -> dict[str, str]:
-    """The overrides after IncrementalAlterConfigs' operations (Kafka's
+def _not_list(op: int, name: str) -> BrokerError:
+    return BrokerError(ErrorCode.INVALID_CONFIG,
+                       f"Can't {_OP_NAMES[op]} to key {name} because its type is not LIST.")
+
+
+def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_KEYS,
+                            not_list=_not_list) -> dict[str, str]:
+    """The values after IncrementalAlterConfigs' operations (Kafka's
     `incrementalAlterConfigResource`): SET (null deletes), DELETE, APPEND / SUBTRACT on
-    LIST configs only, starting from the topic config's own default when not overridden."""
+    LIST configs of `keys` only (else the error `not_list(op, name)`), starting from the
+    config's own default when it has no value."""
     new = dict(current)
     for config in configs:
         op = config.config_operation
@@ -171,14 +179,12 @@ def apply_config_operations(current: dict[str, str], configs) -> dict[str, str]:
         elif op == OP_DELETE:
             new.pop(config.name, None)
         elif op in (OP_APPEND, OP_SUBTRACT):
-            key = TOPIC_CONFIG_KEYS.get(config.name)
+            key = keys.get(config.name)
             if key is None or key.type is not Type.LIST:
-                raise BrokerError(ErrorCode.INVALID_CONFIG,
-                                  f"Can't {_OP_NAMES[op]} to key {config.name} because its type "
-                                  "is not LIST.")
+                raise not_list(op, config.name)
             base = new.get(config.name)
             if base is None:
-                base = key.format(getattr(_DEFAULT_LOG_CONFIG, key.attribute))
+                base = key.format(key.default) if key.default is not None else ""
             parts = [p for p in base.split(",") if p]
             for item in (config.value or "").split(","):
                 if op == OP_APPEND and item not in parts:
@@ -282,16 +288,7 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Error due to duplicate config keys : {', '.join(repeated)}")
     if resource_type == RESOURCE_BROKER:
-        if name:
-            try:
-                int(name)
-            except ValueError:
-                raise BrokerError(ErrorCode.INVALID_REQUEST,
-                                  f"Broker id must be an integer, but it is: {name}") from None
-        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                          "Cannot update these configs dynamically: "
-                          f"{', '.join(sorted(names)) or '(none)'}; pylog's broker configs are "
-                          "static (server.properties or --override)")
+        return _alter_broker_resource(image, resource, incremental)
     if resource_type != RESOURCE_TOPIC:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unknown resource type {RESOURCE_TYPE_NAMES[resource_type]}")
@@ -308,3 +305,40 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
     if name not in image.topics_by_name:
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
     return changes
+
+
+def _alter_broker_resource(image: MetadataImage, resource, incremental: bool) -> list:
+    """A BROKER resource ("" or a node id; the broker checked the names and values, Kafka's
+    `ConfigAdminManager.preprocess`): one ConfigRecord per name given, changed or not (so
+    that every broker reloads, as Kafka writes them), and one deleting each value the
+    legacy AlterConfigs leaves out."""
+    name = resource.resource_name
+    if name:
+        try:
+            broker_id = int(name)
+        except ValueError:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              "Unable to parse broker name as a base 10 number.") from None
+        if broker_id < 0:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, "Invalid negative broker ID.")
+    current = dict(image.configs.get((RESOURCE_BROKER, name), {}))
+    records = []
+    if incremental:
+        new = apply_config_operations(current, resource.configs, BROKER_CONFIG_KEYS)
+        for config in resource.configs:
+            records.append(_broker_config_record(name, config.name, new.get(config.name)))
+    else:
+        new = {c.name: c.value for c in resource.configs}
+        records = [_broker_config_record(name, n, v) for n, v in new.items()]
+        records.extend(_broker_config_record(name, n, None) for n in current if n not in new)
+    for record, _ in records:
+        if record.value is not None and len(record.value) > MAX_CONFIG_VALUE_CHARS:
+            raise BrokerError(ErrorCode.INVALID_CONFIG,
+                              "The configuration value cannot be added because it exceeds the "
+                              f"maximum value size of {MAX_CONFIG_VALUE_CHARS} bytes.")
+    return records
+
+
+def _broker_config_record(name: str, key: str, value: str | None) -> tuple[ConfigRecord, int]:
+    return (ConfigRecord(resource_type=RESOURCE_BROKER, resource_name=name, name=key, value=value),
+            CONFIG_RECORD_VERSION)

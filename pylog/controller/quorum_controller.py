@@ -95,7 +95,8 @@ class QuorumController:
         started_ms = now_ms()
         self.metadata_log = MetadataLog.open(partition_dir(self.metadata_dir), now_ms=started_ms)
         start = bootstrap.start_controller(self.metadata_log, node_id=self.node_id, voters=[self.node_id],
-                                           log_dir=self.metadata_dir, now_ms=started_ms)
+                                           log_dir=self.metadata_dir, now_ms=started_ms,
+                                           min_insync_replicas=self.config.min_insync_replicas)
         self.image = start.image
         self.heartbeats = BrokerHeartbeats(self.config.broker_session_timeout_ms)
         for _, entries in self.metadata_log.batches():

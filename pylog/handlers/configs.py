@@ -45,8 +45,16 @@ from storage.config_def import Type
 
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
-from pylog.config_keys import SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
+from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
 from pylog.dispatch import Api
+from pylog.dynamic_broker_config import DYNAMIC_CONFIGS, DynamicBrokerConfig
+from pylog.controller.configuration_control import (
+    OP_APPEND,
+    OP_DELETE,
+    OP_SET,
+    OP_SUBTRACT,
+    apply_config_operations,
+)
 from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError
 from pylog.metadata import topic_name_problem
@@ -98,8 +106,8 @@ def apis(broker) -> list[Api]:
     """The config APIs, for `Broker._apis()`."""
     return [
         Api(DESCRIBE_CONFIGS_KEY, 0, 4, make_describe_configs_handler(broker)),
-        Api(ALTER_CONFIGS_KEY, 0, 2, forwarding_handler(broker, _alter_configs_failed)),
-        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, forwarding_handler(broker, _incremental_alter_configs_failed)),
+        Api(ALTER_CONFIGS_KEY, 0, 2, make_alter_configs_handler(broker, incremental=False)),
+        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, make_alter_configs_handler(broker, incremental=True)),
     ]
 
 
@@ -116,6 +124,82 @@ def _incremental_alter_configs_failed(request, error: BrokerError) -> Incrementa
     return IncrementalAlterConfigsResponse(responses=[
         Response(error_code=error.code, error_message=str(error), resource_type=r.resource_type,
                  resource_name=r.resource_name) for r in request.resources])
+
+
+# ---------------------------------------------------------------------------------------
+# AlterConfigs and IncrementalAlterConfigs: the broker's checks, then the controller
+
+
+def make_alter_configs_handler(broker, incremental: bool):
+    """The BROKER resources are checked here (Kafka's `ConfigAdminManager.preprocess`),
+    those refused answered here; the others go to the controller, whose answers keep their
+    places in the response."""
+    if incremental:
+        Response, failed = IncrementalAlterConfigsResponse, _incremental_alter_configs_failed
+    else:
+        Response, failed = AlterConfigsResponse, _alter_configs_failed
+    forward = forwarding_handler(broker, failed)
+
+    async def handle(request, context):
+        refused = {}
+        for resource in request.resources:
+            if resource.resource_type == RESOURCE_BROKER:
+                try:
+                    check_broker_resource(broker, resource, incremental)
+                except BrokerError as e:
+                    refused[id(resource)] = e
+        if not refused:
+            return await forward(request, context)
+        remaining = [r for r in request.resources if id(r) not in refused]
+        answers = iter([])
+        if remaining:
+            forwarded = type(request)(resources=remaining, validate_only=request.validate_only)
+            answers = iter((await forward(forwarded, context)).responses)
+        responses = []
+        for resource in request.resources:
+            error = refused.get(id(resource))
+            if error is None:
+                responses.extend(a for a in [next(answers, None)] if a is not None)
+                continue
+            responses.append(Response.AlterConfigsResourceResponse(
+                error_code=error.code, error_message=str(error), resource_type=resource.resource_type,
+                resource_name=resource.resource_name))
+        return Response(responses=responses)
+
+    return handle
+
+
+def _append_refused(op: int, name: str) -> BrokerError:
+    if name not in BROKER_CONFIG_KEYS:
+        return BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown config name: {name}")
+    verb = "append" if op == OP_APPEND else "subtract"
+    return BrokerError(ErrorCode.INVALID_CONFIG, f"Config value {verb} is not allowed for config key: {name}")
+
+
+def check_broker_resource(broker, resource, incremental: bool) -> None:
+    """BrokerError with Kafka's code and message unless the change of this BROKER
+    resource may go to the controller (pylog/dynamic_broker_config.py)."""
+    names = [c.name for c in resource.configs]
+    if len(set(names)) < len(names):
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
+    nulls = [c.name for c in resource.configs
+             if c.value is None and not (incremental and c.config_operation == OP_DELETE)]
+    if nulls:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
+    dynamic = broker.dynamic_config
+    name = resource.resource_name
+    if name:
+        dynamic.check_node(broker.node_id, name)
+    if incremental:
+        for config in resource.configs:
+            if config.config_operation not in (OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT):
+                raise BrokerError(ErrorCode.INVALID_REQUEST,
+                                  f"Unknown operations type {config.config_operation}")
+        new = apply_config_operations(dynamic.stored(name), resource.configs, BROKER_CONFIG_KEYS,
+                                      _append_refused)
+    else:
+        new = {c.name: c.value for c in resource.configs}
+    dynamic.check_change(name, new)
 
 
 class ConfigValue(NamedTuple):
@@ -148,8 +232,9 @@ def make_describe_configs_handler(broker):
                                       resource_type=resource.resource_type,
                                       resource_name=resource.resource_name, configs=[]))
                 continue
-            read_only = resource.resource_type == RESOURCE_BROKER
-            entries = [_entry(v, read_only, include_synonyms, include_documentation) for v in values]
+            broker_resource = resource.resource_type == RESOURCE_BROKER
+            entries = [_entry(v, broker_resource and v.name not in DYNAMIC_CONFIGS, include_synonyms,
+                              include_documentation) for v in values]
             results.append(Result(error_code=ErrorCode.NONE, error_message=None,
                                   resource_type=resource.resource_type,
                                   resource_name=resource.resource_name, configs=entries))
@@ -183,12 +268,13 @@ def describe_resource(broker, resource_type: int, name: str | None,
         values = describe_topic_configs(broker, topic.configs)
     elif resource_type == RESOURCE_BROKER:
         if not name:
-            return []  # Kafka: the dynamic cluster-wide defaults; pylog has none
-        if _broker_id(name) != broker.node_id:
-            raise BrokerError(ErrorCode.INVALID_REQUEST,
-                              f"Unexpected broker id, expected {broker.node_id} or empty string, "
-                              f"but received {name}")
-        values = describe_broker_configs(broker.config)
+            values = describe_cluster_default_configs(broker.dynamic_config)
+        else:
+            if _broker_id(name) != broker.node_id:
+                raise BrokerError(ErrorCode.INVALID_REQUEST,
+                                  f"Unexpected broker id, expected {broker.node_id} or empty string, "
+                                  f"but received {name}")
+            values = describe_broker_configs(broker.dynamic_config)
     elif resource_type in _KNOWN_RESOURCE_TYPES:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")
@@ -209,7 +295,7 @@ def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValu
         synonyms = []
         primary = TOPIC_CONFIG_SYNONYMS.get(name)
         if primary:
-            synonyms = broker_synonyms(broker.config, primary[0][0])
+            synonyms = broker.dynamic_config.synonyms(primary[0][0])
         if name in overrides:
             synonyms.insert(0, (name, value, ConfigSource.TOPIC_CONFIG))
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
@@ -218,16 +304,18 @@ def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValu
     return values
 
 
-def describe_broker_configs(config) -> list[ConfigValue]:
-    """Every broker config, as DescribeConfigs reports it for this node."""
+def describe_broker_configs(dynamic: DynamicBrokerConfig) -> list[ConfigValue]:
+    """Every broker config, as DescribeConfigs reports it for this node: the effective
+    value, the source of its first synonym."""
+    config = dynamic.current
     values = []
     for row in config.describe():
         key = BROKER_CONFIG_KEYS[row.name]
-        synonyms = broker_synonyms(config, row.name)
+        synonyms = dynamic.synonyms(row.name)
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
         values.append(ConfigValue(row.name, row.value, source, synonyms,
                                   _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
-    for name, text in config.unknown.items():
+    for name, text in dynamic.static.unknown.items():
         # Kafka lists the names it was given but does not know, as given.
         values.append(ConfigValue(name, text, ConfigSource.STATIC_BROKER_CONFIG,
                                   [(name, text, ConfigSource.STATIC_BROKER_CONFIG)],
@@ -236,21 +324,18 @@ def describe_broker_configs(config) -> list[ConfigValue]:
     return values
 
 
-def broker_synonyms(config, name: str) -> list[tuple[str, str | None, ConfigSource]]:
-    """Kafka's `ConfigHelper.configSynonyms` for a broker name: the given values of its
-    synonym group, then their defaults, from the first entry named `name` on."""
-    group = SYNONYM_GROUPS.get(name, (name,))
-    given = [n for n in group if n in BROKER_CONFIG_KEYS and config.is_set(n)]
-    result = [(row.name, row.value, ConfigSource.STATIC_BROKER_CONFIG)
-              for row in config.describe(given)] if given else []
-    result.sort(key=lambda s: group.index(s[0]))
-    for synonym in group:
-        key = BROKER_CONFIG_KEYS.get(synonym)
-        if key is not None and key.default is not None:
-            result.append((synonym, key.format(key.default), ConfigSource.DEFAULT_CONFIG))
-    while result and result[0][0] != name:
-        result.pop(0)
-    return result
+def describe_cluster_default_configs(dynamic: DynamicBrokerConfig) -> list[ConfigValue]:
+    """The cluster-wide dynamic defaults (the BROKER resource ""), each with only its
+    DYNAMIC_DEFAULT_BROKER_CONFIG synonyms, as Kafka reports them."""
+    values = []
+    for name, text in sorted(dynamic.cluster_default.items()):
+        key = BROKER_CONFIG_KEYS.get(name)
+        synonyms = [s for s in dynamic.synonyms(name) if s[2] == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
+        source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
+        values.append(ConfigValue(name, text, source, synonyms,
+                                  _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN) if key else CONFIG_TYPE_UNKNOWN,
+                                  key.doc if key else None))
+    return values
 
 
 def _broker_id(name: str) -> int:

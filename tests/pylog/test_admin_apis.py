@@ -40,6 +40,7 @@ from protocol.messages import (
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
 )
+from pylog.dynamic_broker_config import DYNAMIC_CONFIGS
 from pylog.handlers import configs as config_handlers
 from pylog.handlers import topics as topic_handlers
 from pylog.testing import EmbeddedBroker
@@ -51,6 +52,7 @@ pytestmark = pytest.mark.timeout(60)
 
 # ConfigSource ids.
 DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
+DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 2, 3
 TOPIC, BROKER = 2, 4
 
 Topic = CreateTopicsRequest.CreatableTopic
@@ -283,7 +285,11 @@ def test_kafka_python_describe_configs(broker_factory):
         assert broker_configs["num.partitions"]["config_source"] == "DEFAULT_CONFIG"
         assert broker_configs["num.partitions"]["config_type"] == "INT"
         assert broker_configs["log.retention.ms"]["value"] is None
-        assert all(c["read_only"] for c in broker_configs.values())
+        # the dynamic names (pylog/dynamic_broker_config.py) are the only ones not read-only
+        assert {n for n, c in broker_configs.items() if not c["read_only"]} == (
+            DYNAMIC_CONFIGS & set(broker_configs))
+        assert not broker_configs["log.retention.ms"]["read_only"]
+        assert broker_configs["num.partitions"]["read_only"]
 
         # (kafka-python does not raise for a resource's error: the resource has no configs)
         missing = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "kp-missing")])
@@ -648,7 +654,13 @@ def test_describe_configs_every_version(raw, broker, version):
     assert (num_partitions.name, num_partitions.value, num_partitions.read_only) == ("num.partitions", "1", True)
     if version >= 3:
         assert num_partitions.config_type == 3 and num_partitions.documentation
-    assert default_broker.configs == []
+    # the cluster default the controller writes at bootstrap, as Kafka 4.1's does
+    (min_insync,) = default_broker.configs
+    assert (min_insync.name, min_insync.value, min_insync.read_only) == ("min.insync.replicas", "1", False)
+    if version >= 1:
+        assert min_insync.config_source == DYNAMIC_DEFAULT_BROKER_CONFIG
+        assert [(s.name, s.value, s.source) for s in min_insync.synonyms] == [
+            ("min.insync.replicas", "1", DYNAMIC_DEFAULT_BROKER_CONFIG)]
     assert other_node.error_message == "Unexpected broker id, expected 1 or empty string, but received 99"
     assert not_a_number.error_message == "Broker id must be an integer, but it is: one"
     assert missing.configs == [] and logger.configs == []
@@ -687,7 +699,8 @@ def test_incremental_alter_configs_raw(raw, broker):
          "The topic 'nope' does not exist."),
         ((TOPIC, "", ("retention.ms", SET, "1")), ErrorCode.INVALID_REQUEST,
          "Default topic resources are not allowed."),
-        ((BROKER, str(broker.broker.node_id), ("log.retention.ms", SET, "1")), ErrorCode.INVALID_REQUEST, None),
+        ((BROKER, str(broker.broker.node_id), ("num.partitions", SET, "3")), ErrorCode.INVALID_REQUEST,
+         "Cannot update these configs dynamically: Set(num.partitions)"),
         ((77, "x", ("a", SET, "1")), ErrorCode.UNSUPPORTED_VERSION, "Unknown resource type 77."),
     ]
     for args, code, message in cases:

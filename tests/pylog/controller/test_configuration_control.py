@@ -124,7 +124,7 @@ def test_refusals_with_kafkas_codes_and_messages():
         ops("bad-op", ("retention.ms", 9, "1")),
         ops("long", ("compression.type", OP_SET, long_value)),
         ops("x", ("a", OP_SET, "1"), resource_type=99),
-        ops("1", ("log.retention.ms", OP_SET, "1"), resource_type=RESOURCE_BROKER),
+        ops("-1", ("log.retention.ms", OP_SET, "1"), resource_type=RESOURCE_BROKER),
         ops("one", ("log.retention.ms", OP_SET, "1"), resource_type=RESOURCE_BROKER),
         ops("1", ("kafka", OP_SET, "DEBUG"), resource_type=RESOURCE_BROKER_LOGGER),
         ops("g", ("consumer.session.timeout.ms", OP_SET, "1"), resource_type=RESOURCE_GROUP),
@@ -149,10 +149,8 @@ def test_refusals_with_kafkas_codes_and_messages():
                                    "The configuration value cannot be added because it exceeds the maximum value "
                                    "size of 32767 bytes."),
         (99, "x"): (ErrorCode.UNSUPPORTED_VERSION, "Unknown resource type 99."),
-        (RESOURCE_BROKER, "1"): (ErrorCode.INVALID_REQUEST,
-                                 "Cannot update these configs dynamically: log.retention.ms; pylog's broker "
-                                 "configs are static (server.properties or --override)"),
-        (RESOURCE_BROKER, "one"): (ErrorCode.INVALID_REQUEST, "Broker id must be an integer, but it is: one"),
+        (RESOURCE_BROKER, "-1"): (ErrorCode.INVALID_REQUEST, "Invalid negative broker ID."),
+        (RESOURCE_BROKER, "one"): (ErrorCode.INVALID_REQUEST, "Unable to parse broker name as a base 10 number."),
         (RESOURCE_BROKER_LOGGER, "1"): (ErrorCode.INVALID_REQUEST, "Unknown resource type BROKER_LOGGER"),
         (RESOURCE_GROUP, "g"): (ErrorCode.INVALID_REQUEST, "Unknown resource type GROUP"),
     }
@@ -177,13 +175,36 @@ def test_the_legacy_api_refuses_like_the_incremental_one():
     image = with_topic()
     result = alter_configs(image, AlterConfigsRequest(resources=[
         legacy("missing", {"retention.ms": "1"}), legacy("t", {"segment.bytes": "none"}),
-        legacy("2", {"num.partitions": "3"}, resource_type=RESOURCE_BROKER)], validate_only=False), SETTINGS)
+        legacy("two", {"log.retention.ms": "3"}, resource_type=RESOURCE_BROKER)], validate_only=False), SETTINGS)
     got = answers(result)
     assert got[0] == (RESOURCE_TOPIC, "missing", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                       "The topic 'missing' does not exist.")
     assert got[1][2] == ErrorCode.INVALID_CONFIG
-    assert got[2][:3] == (RESOURCE_BROKER, "2", ErrorCode.INVALID_REQUEST)
+    assert got[2][:3] == (RESOURCE_BROKER, "two", ErrorCode.INVALID_REQUEST)
     assert result.records == []
+
+
+def test_broker_resources_get_a_record_per_name_given_changed_or_not():
+    image = with_topic()
+    for resource in ("", "1"):
+        result = incremental_alter_configs(image, incremental(
+            ops(resource, ("log.retention.ms", OP_SET, "5000"), ("log.cleaner.threads", OP_SET, "2"),
+                resource_type=RESOURCE_BROKER)), SETTINGS)
+        assert answers(result) == [(RESOURCE_BROKER, resource, ErrorCode.NONE, None)]
+        commit(image, result)
+    assert image.configs[(RESOURCE_BROKER, "1")] == {"log.retention.ms": "5000", "log.cleaner.threads": "2"}
+    again = incremental_alter_configs(image, incremental(
+        ops("1", ("log.retention.ms", OP_SET, "5000"), ("log.cleaner.threads", OP_DELETE, None),
+            resource_type=RESOURCE_BROKER)), SETTINGS)
+    assert [(r.resource_type, r.resource_name, r.name, r.value) for r, _ in again.records] == [
+        (RESOURCE_BROKER, "1", "log.retention.ms", "5000"), (RESOURCE_BROKER, "1", "log.cleaner.threads", None)]
+    replaced = alter_configs(image, AlterConfigsRequest(resources=[
+        legacy("", {"message.max.bytes": "2000"}, resource_type=RESOURCE_BROKER)], validate_only=False), SETTINGS)
+    assert [(r.name, r.value) for r, _ in replaced.records] == [
+        ("message.max.bytes", "2000"), ("log.retention.ms", None), ("log.cleaner.threads", None)]
+    validated = alter_configs(image, AlterConfigsRequest(resources=[
+        legacy("", {"message.max.bytes": "2000"}, resource_type=RESOURCE_BROKER)], validate_only=True), SETTINGS)
+    assert validated.records == []
 
 
 @pytest.mark.parametrize("elr_level, clear", [(1, True), (0, False)])

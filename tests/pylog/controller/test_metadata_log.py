@@ -114,7 +114,7 @@ def test_append_fetched_keeps_offsets_and_truncate_to_cuts_whole_batches(tmp_pat
     assert not copy.truncate_to(5, now_ms=NOW_MS)
 
 
-def test_first_start_writes_kafkas_bootstrap_records_with_elr_at_zero(tmp_path):
+def test_first_start_writes_kafkas_bootstrap_records_with_the_cluster_default_min_isr(tmp_path):
     log = open_log(tmp_path)
     start = start_controller(log, node_id=1, voters=[1], log_dir=tmp_path, now_ms=NOW_MS)
     assert start.first_start and start.epoch == 1 and start.conversion is None
@@ -126,7 +126,11 @@ def test_first_start_writes_kafkas_bootstrap_records_with_elr_at_zero(tmp_path):
                        ("FeatureLevelRecord", "metadata.version", 27),
                        ("FeatureLevelRecord", "group.version", 1),
                        ("FeatureLevelRecord", "transaction.version", 2),
+                       ("ConfigRecord", "min.insync.replicas", None),
                        ("EndTransactionRecord", None, None)]
+    config = entries[4].record
+    assert (config.resource_type, config.resource_name, config.value) == (4, "", "1")
+    assert start.image.configs == {(4, ""): {"min.insync.replicas": "1"}}
     assert start.image.metadata_version == 27
     assert start.image.features == {"group.version": 1, "transaction.version": 2}
     assert (tmp_path / "bootstrap.checkpoint").read_bytes()[:8] == bytes(8)
