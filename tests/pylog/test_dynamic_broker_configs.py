@@ -1,0 +1,143 @@
+"""Dynamic broker configs over the wire: IncrementalAlterConfigs / AlterConfigs on BROKER
+resources ("" and the node id), what DescribeConfigs then reports, and the running broker
+acting on the new values (pylog/dynamic_broker_config.py)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import (
+    AlterConfigsRequest,
+    CreateTopicsRequest,
+    DescribeConfigsRequest,
+    IncrementalAlterConfigsRequest,
+)
+from pylog.testing import EmbeddedBroker
+from tests.pylog.wire import RawClient
+
+TOPIC, BROKER = 2, 4
+DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 1, 2, 3
+STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 4, 5
+SET, DELETE, APPEND = 0, 1, 2
+Incremental = IncrementalAlterConfigsRequest
+
+
+@pytest.fixture
+def embedded(tmp_path):
+    broker = EmbeddedBroker(tmp_path, config={"log.retention.hours": "100", "log.cleaner.threads": "1"}).start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def raw(embedded):
+    client = RawClient(embedded.bootstrap_servers)
+    yield client
+    client.close()
+
+
+def alter(raw, name, *configs, validate_only=False, version=1):
+    request = Incremental(validate_only=validate_only, resources=[Incremental.AlterConfigsResource(
+        resource_type=BROKER, resource_name=name,
+        configs=[Incremental.AlterableConfig(name=n, config_operation=op, value=v) for n, op, v in configs])])
+    (response,) = raw.request(44, version, request).responses
+    return response.error_code, response.error_message
+
+
+def describe(raw, resource_type, name, *keys):
+    request = DescribeConfigsRequest(include_synonyms=True, include_documentation=False, resources=[
+        DescribeConfigsRequest.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
+                                                       configuration_keys=list(keys) or None)])
+    (result,) = raw.request(32, 4, request).results
+    assert result.error_code == 0, result.error_message
+    return {c.name: c for c in result.configs}
+
+
+def synonyms(entry):
+    return [(s.name, s.value, s.source) for s in entry.synonyms]
+
+
+def test_cluster_default_and_per_broker_values_are_described_in_kafkas_order(raw):
+    assert {n: (c.value, c.config_source) for n, c in describe(raw, BROKER, "").items()} == {
+        "min.insync.replicas": ("1", DYNAMIC_DEFAULT_BROKER_CONFIG)}
+    assert alter(raw, "", ("log.retention.ms", SET, "7200000")) == (0, None)
+    assert alter(raw, "1", ("log.retention.ms", SET, "3600000")) == (0, None)
+    default = describe(raw, BROKER, "")
+    assert synonyms(default["log.retention.ms"]) == [("log.retention.ms", "7200000", DYNAMIC_DEFAULT_BROKER_CONFIG)]
+    entry = describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"]
+    assert (entry.value, entry.config_source, entry.read_only) == ("3600000", DYNAMIC_BROKER_CONFIG, False)
+    assert synonyms(entry) == [
+        ("log.retention.ms", "3600000", DYNAMIC_BROKER_CONFIG),
+        ("log.retention.ms", "7200000", DYNAMIC_DEFAULT_BROKER_CONFIG),
+        ("log.retention.hours", "100", STATIC_BROKER_CONFIG),
+        ("log.retention.hours", "168", DEFAULT_CONFIG)]
+    # a topic without its own retention.ms takes the broker's, with those synonyms
+    raw.request(19, 4, CreateTopicsRequest(timeout_ms=10_000, validate_only=False, topics=[
+        CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1, replication_factor=1,
+                                           assignments=[], configs=[])]))
+    topic = describe(raw, TOPIC, "t", "retention.ms", "min.insync.replicas")
+    assert (topic["retention.ms"].value, topic["retention.ms"].config_source) == ("3600000", DYNAMIC_BROKER_CONFIG)
+    assert synonyms(topic["min.insync.replicas"]) == [
+        ("min.insync.replicas", "1", DYNAMIC_DEFAULT_BROKER_CONFIG), ("min.insync.replicas", "1", DEFAULT_CONFIG)]
+    # DELETE on the node's value: the cluster default again
+    assert alter(raw, "1", ("log.retention.ms", DELETE, None)) == (0, None)
+    entry = describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"]
+    assert (entry.value, entry.config_source) == ("7200000", DYNAMIC_DEFAULT_BROKER_CONFIG)
+
+
+def test_the_running_broker_applies_them(raw, embedded):
+    raw.request(19, 4, CreateTopicsRequest(timeout_ms=10_000, validate_only=False, topics=[
+        CreateTopicsRequest.CreatableTopic(name="live", num_partitions=1, replication_factor=1,
+                                           assignments=[], configs=[])]))
+    broker = embedded.broker
+    log = broker.log_manager.get_log("live", 0)
+    assert log.config.retention_ms == 100 * 3_600_000
+    assert alter(raw, "", ("log.retention.ms", SET, "60000"), ("message.max.bytes", SET, "5000")) == (0, None)
+    assert (log.config.retention_ms, log.config.max_message_bytes) == (60000, 5000)
+    assert alter(raw, "1", ("log.cleaner.threads", SET, "2")) == (0, None)
+    assert broker.config.log_cleaner_threads == 2
+    deadline = time.monotonic() + 10
+    while len(broker.log_cleaner._tasks) != 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(broker.log_cleaner._tasks) == 2
+    # validate_only changes nothing
+    assert alter(raw, "", ("log.retention.ms", SET, "1000"), validate_only=True) == (0, None)
+    assert log.config.retention_ms == 60000
+    # the legacy AlterConfigs replaces the resource's whole set
+    response = raw.request(33, 2, AlterConfigsRequest(validate_only=False, resources=[
+        AlterConfigsRequest.AlterConfigsResource(resource_type=BROKER, resource_name="", configs=[
+            AlterConfigsRequest.AlterableConfig(name="min.insync.replicas", value="1")])]))
+    assert response.responses[0].error_code == 0
+    assert log.config.retention_ms == 100 * 3_600_000 and log.config.max_message_bytes == 1024 * 1024 + 12
+
+
+def test_refusals_with_kafkas_codes_and_messages(raw):
+    cases = [
+        (("2", ("log.retention.ms", SET, "1")),
+         "Unexpected broker id, expected 1, but received 2"),
+        (("x", ("log.retention.ms", SET, "1")), "Node id must be an integer, but it is: x"),
+        (("1", ("num.partitions", SET, "3"), ("log.dirs", SET, "/tmp")),
+         "Cannot update these configs dynamically: Set(log.dirs, num.partitions)"),
+        (("", ("log.cleaner.threads", SET, "many")), None),
+        (("1", ("log.retention.ms", SET, "1"), ("log.retention.ms", DELETE, None)),
+         "Error due to duplicate config keys"),
+        (("1", ("log.retention.ms", SET, None)), "Null value not supported for : log.retention.ms"),
+        (("1", ("log.retention.ms", 7, "1")), "Unknown operations type 7"),
+    ]
+    for args, message in cases:
+        code, text = alter(raw, *args)
+        assert code == ErrorCode.INVALID_REQUEST, args
+        if message is not None:
+            assert text == message
+    code, text = alter(raw, "", ("log.cleaner.threads", SET, "many"))
+    assert "log.cleaner.threads" in text and "many" in text
+    assert alter(raw, "1", ("log.retention.ms", APPEND, "1")) == (
+        ErrorCode.INVALID_CONFIG, "Config value append is not allowed for config key: log.retention.ms")
+    # all or nothing: a good name beside a bad one is not stored either
+    assert alter(raw, "1", ("log.retention.ms", SET, "5"), ("num.partitions", SET, "2"))[0] == \
+        ErrorCode.INVALID_REQUEST
+    assert describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"].value is None
+    assert set(describe(raw, BROKER, "")) == {"min.insync.replicas"}
