@@ -43,10 +43,6 @@ KAFKA_4_TOPIC_CONFIGS = (
 KAFKA_4_BROKER_CONFIGS = (
     "pylog's broker configs are not Kafka 4.1's: listeners/advertised.listeners do not report the bound "
     "port, and most of Kafka's broker configs are not described")
-LACKS_CLUSTER_DEFAULT_CONFIGS = (
-    "Kafka 4.1 keeps a cluster default min.insync.replicas=1 (DYNAMIC_DEFAULT_BROKER_CONFIG); pylog has no "
-    "dynamic broker configs")
-LACKS_DYNAMIC_BROKER_CONFIGS = "pylog's broker configs are static: AlterConfigs on a BROKER resource is refused"
 KAFKA_4_API_VERSIONS = "pylog advertises Kafka 3.9's maximum versions, not Kafka 4.1's"
 
 
@@ -336,7 +332,6 @@ def test_configs_broker_describe(on_both):
     on_both.compare("kafka-configs.sh --describe broker 1", described)
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_CLUSTER_DEFAULT_CONFIGS)
 def test_configs_broker_default_describe(on_both):
     described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
                             "--entity-default")
@@ -353,11 +348,33 @@ def test_configs_broker_describe_all(on_both):
                                      if not re.match(r"\s*(log\.dirs?|cluster\.id|node\.id|broker\.id)=", l)])
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_DYNAMIC_BROKER_CONFIGS)
 def test_configs_broker_alter(on_both):
     altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
                           "--entity-name", "1", "--add-config", "log.cleaner.threads=2")
     on_both.compare("kafka-configs.sh --alter broker 1", altered, stderr=True)
+    refused = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
+                          "--entity-name", "1", "--add-config", "num.partitions=2")
+    on_both.compare("kafka-configs.sh --alter broker 1 (a static config)", refused,
+                    lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
+    removed = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
+                          "--entity-name", "1", "--delete-config", "log.cleaner.threads")
+    on_both.compare("kafka-configs.sh --alter --delete-config broker 1", removed, stderr=True)
+
+
+def test_configs_broker_default_alter(on_both):
+    altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
+                          "--entity-default", "--add-config", "log.cleaner.backoff.ms=20000")
+    on_both.compare("kafka-configs.sh --alter --entity-default broker", altered, stderr=True)
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
+                            "--entity-default")
+    picked = on_both.compare("kafka-configs.sh --describe --entity-default broker after --alter", described)
+    assert any(line.startswith("  log.cleaner.backoff.ms=20000") for line in picked["pylog"])
+    removed = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
+                          "--entity-default", "--delete-config", "log.cleaner.backoff.ms")
+    on_both.compare("kafka-configs.sh --alter --entity-default --delete-config broker", removed, stderr=True)
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
+                            "--entity-default")
+    on_both.compare("kafka-configs.sh --describe --entity-default broker after --delete-config", described)
 
 
 # ---------------------------------------------------------------------------------------
