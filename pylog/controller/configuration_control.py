@@ -89,6 +89,7 @@ class TopicSettings:
     num_partitions: int = 1
     default_replication_factor: int = 1
     delete_topic_enable: bool = True
+    node_id: int = 1   # the controller's: its own dynamic broker configs count
 
     @classmethod
     def from_config(cls, config) -> TopicSettings:
@@ -98,7 +99,7 @@ class TopicSettings:
         return cls(default_log_config=LogConfig.from_properties(config.topic_defaults()),
                    static_broker_configs=given, num_partitions=config.num_partitions,
                    default_replication_factor=config.default_replication_factor,
-                   delete_topic_enable=config.delete_topic_enable)
+                   delete_topic_enable=config.delete_topic_enable, node_id=config.node_id)
 
 
 def elr_enabled(image: MetadataImage) -> bool:
@@ -137,18 +138,48 @@ def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | 
                           f"Invalid value {value} for configuration {e.name}: {e.reason}") from None
 
 
+def dynamic_topic_defaults(image: MetadataImage, node_id: int) -> dict[str, tuple[str, ConfigSource]]:
+    """Topic config name -> (value in the topic config's unit, source) of the topic defaults
+    the dynamic broker configs give: the node's own (DYNAMIC_BROKER_CONFIG) before the
+    cluster's (DYNAMIC_DEFAULT_BROKER_CONFIG), each in its synonyms' order."""
+    layers = ((image.configs.get((RESOURCE_BROKER, str(node_id)), {}), ConfigSource.DYNAMIC_BROKER_CONFIG),
+              (image.configs.get((RESOURCE_BROKER, ""), {}), ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG))
+    result = {}
+    for topic_name, synonyms in TOPIC_CONFIG_SYNONYMS.items():
+        for values, source in layers:
+            found = [(values[b], factor) for b, factor in synonyms if b in values]
+            if found:
+                value, factor = found[0]
+                if factor != 1 and value.lstrip("-").isdigit():
+                    value = str(int(value) * factor)
+                result[topic_name] = (value, source)
+                break
+    return result
+
+
 def effective_topic_configs(default_log_config: LogConfig, static_broker_configs: Iterable[str],
-                            overrides: dict[str, str]) -> list[tuple[str, str, ConfigSource]]:
+                            overrides: dict[str, str],
+                            dynamic: dict[str, tuple[str, ConfigSource]] | None = None
+                            ) -> list[tuple[str, str, ConfigSource]]:
     """(name, value, source) of every topic config, as CreateTopics v5+ reports a new
     topic's configs (Kafka's KafkaConfigSchema.resolveEffectiveTopicConfigs): the override
-    (DYNAMIC_TOPIC_CONFIG), else a given broker synonym (STATIC_BROKER_CONFIG), else the
-    default (DEFAULT_CONFIG). Sorted by name."""
+    (DYNAMIC_TOPIC_CONFIG), else a dynamic broker value (`dynamic_topic_defaults`), else a
+    given broker synonym (STATIC_BROKER_CONFIG), else the default (DEFAULT_CONFIG). Sorted
+    by name."""
     given = set(static_broker_configs)
+    dynamic = dynamic or {}
+    try:
+        default_log_config = default_log_config.with_overrides({n: v for n, (v, _) in dynamic.items()})
+    except InvalidConfig:
+        log.error("dynamic topic defaults %s do not make a topic config; not reported", dynamic)
+        dynamic = {}
     effective = default_log_config.with_overrides(overrides).to_properties()
     result = []
     for name in sorted(TOPIC_CONFIG_KEYS):
         if name in overrides:
             source = ConfigSource.TOPIC_CONFIG
+        elif name in dynamic:
+            source = dynamic[name][1]
         elif any(b in given for b, _ in TOPIC_CONFIG_SYNONYMS.get(name, ())):
             source = ConfigSource.STATIC_BROKER_CONFIG
         else:

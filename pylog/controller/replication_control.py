@@ -94,6 +94,7 @@ from pylog.controller.configuration_control import (
     check_no_null_configs,
     check_topic_configs,
     check_topic_name,
+    dynamic_topic_defaults,
     effective_topic_configs,
     topic_config_records,
 )
@@ -353,7 +354,8 @@ def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: 
         replication_factor=len(partitions[0].replicas),
         configs=[TopicConfig(name=n, value=v, read_only=False, config_source=int(s), is_sensitive=False)
                  for n, v, s in effective_topic_configs(settings.default_log_config,
-                                                        settings.static_broker_configs, configs)])
+                                                        settings.static_broker_configs, configs,
+                                                        dynamic_topic_defaults(image, settings.node_id))])
     records: list[tuple[Message, int]] = [(TopicRecord(name=name, topic_id=topic_id), TOPIC_RECORD_VERSION)]
     records.extend(config_records)
     records.extend(_partition_records(image, topic_id, 0, partitions))

@@ -496,10 +496,6 @@ def test_java_admin_configs_names_are_kafka_4(admin_runs):
     _config_divergence(admin_runs, lambda entries: sorted(entries))
 
 
-@pytest.mark.xfail(strict=True, reason="Kafka 4.1's KRaft controller writes a cluster-wide min.insync.replicas=1 "
-                   "when eligible leader replicas (KIP-966) are on, so DescribeConfigs reports its source as "
-                   "DYNAMIC_DEFAULT_BROKER_CONFIG (plus that synonym); pylog has no dynamic broker configs and "
-                   "says DEFAULT_CONFIG")
 def test_java_admin_configs_min_insync_source(admin_runs):
     _config_divergence(admin_runs, lambda entries: entries[MIN_INSYNC])
 
