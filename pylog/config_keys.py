@@ -141,6 +141,11 @@ _KEYS: tuple[ConfigKey, ...] = (
     _topic("max.message.bytes", "message.max.bytes",
            doc="Largest record batch accepted (topic: max.message.bytes)."),
     _topic("compression.type"),
+    _topic("compression.gzip.level"),
+    _topic("compression.lz4.level"),
+    _topic("compression.zstd.level"),
+    _topic("local.retention.ms", "log.local.retention.ms"),
+    _topic("local.retention.bytes", "log.local.retention.bytes"),
     ConfigKey("auto.leader.rebalance.enable", _B, True,
               "Move leadership back to preferred replicas."),
     ConfigKey("replica.lag.time.max.ms", _L, 30000,
@@ -198,11 +203,8 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("log.cleaner.backoff.ms", _L, 15000, "Cleaner sleep when idle.", at_least(0)),
     # -- record timestamps --
     _topic("message.timestamp.type", "log.message.timestamp.type"),
-    _topic("message.timestamp.difference.max.ms", "log.message.timestamp.difference.max.ms"),
     _topic("message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms"),
     _topic("message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms"),
-    _topic("message.downconversion.enable", "log.message.downconversion.enable",
-           doc="Convert records for old consumers."),
     # -- consumer groups and offsets --
     ConfigKey("offsets.topic.num.partitions", _I, 50, "Partitions of __consumer_offsets.",
               at_least(1)),
@@ -284,10 +286,13 @@ TOPIC_CONFIG_SYNONYMS: Mapping[str, tuple[tuple[str, int], ...]] = {
     "compression.type": (("compression.type", 1),),
     "preallocate": (("log.preallocate", 1),),
     "message.timestamp.type": (("log.message.timestamp.type", 1),),
-    "message.timestamp.difference.max.ms": (("log.message.timestamp.difference.max.ms", 1),),
     "message.timestamp.before.max.ms": (("log.message.timestamp.before.max.ms", 1),),
     "message.timestamp.after.max.ms": (("log.message.timestamp.after.max.ms", 1),),
-    "message.downconversion.enable": (("log.message.downconversion.enable", 1),),
+    "compression.gzip.level": (("compression.gzip.level", 1),),
+    "compression.lz4.level": (("compression.lz4.level", 1),),
+    "compression.zstd.level": (("compression.zstd.level", 1),),
+    "local.retention.ms": (("log.local.retention.ms", 1),),
+    "local.retention.bytes": (("log.local.retention.bytes", 1),),
 }
 
 # Broker config name -> the topic config it is the server default of.

@@ -1,7 +1,8 @@
 """LogConfig: the per-topic settings of a log, under Kafka's topic config names.
 
 `CONFIG_KEYS` is the table of Kafka's topic configs: name, type, default and valid range
-(Kafka 3.9's, but `message.timestamp.after.max.ms`, whose default is Kafka 4's one hour),
+(Kafka 4.1's: Kafka 4 removed message.format.version, message.downconversion.enable and
+message.timestamp.difference.max.ms, and made `message.timestamp.after.max.ms` one hour),
 and whether storage or the broker acts on the value yet (`acted_on`). LogConfig's fields
 are made from that table, one per name in its snake_case form (`segment.bytes` ->
 `segment_bytes`), with the table's default; there is no other list of them.
@@ -114,9 +115,6 @@ _KEYS = (
     _key("max.compaction.lag.ms", _L, LONG_MAX, at_least(1),
          "A record becomes compactable at most this long after it was written."),
     # -- timestamp bounds --
-    _key("message.timestamp.difference.max.ms", _L, LONG_MAX, at_least(0),
-         "Deprecated: largest difference between a CreateTime timestamp and the broker's clock.",
-         **_NOT_YET),
     _key("message.timestamp.before.max.ms", _L, LONG_MAX, at_least(0),
          "How far in the past a CreateTime timestamp may be."),
     _key("message.timestamp.after.max.ms", _L, MS_PER_HOUR, at_least(0),
@@ -132,8 +130,6 @@ _KEYS = (
     _key("compression.gzip.level", _I, -1, _gzip_level, **_NOT_YET),
     _key("compression.lz4.level", _I, 9, between(1, 17), **_NOT_YET),
     _key("compression.zstd.level", _I, 3, between(-131072, 22), **_NOT_YET),
-    _key("message.downconversion.enable", _B, True, **_NOT_YET),
-    _key("message.format.version", _STR, "3.0-IV1", **_NOT_YET),
     _key("leader.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
     _key("follower.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
     _key("remote.storage.enable", _B, False, **_NOT_YET),

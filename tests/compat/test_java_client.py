@@ -401,31 +401,18 @@ def test_java_admin_topics(admin_runs, compat_table):
     assert found == []
 
 
-# Where pylog's topic configs are not Kafka 4.1's (each has its own xfail test below; the
-# main configs test leaves these out and checks Kafka's side of each).
+# The topic configs Kafka 4 removed: neither broker lists them.
 REMOVED_IN_KAFKA_4 = {"message.downconversion.enable", "message.format.version",
                       "message.timestamp.difference.max.ms"}
 MIN_INSYNC = "min.insync.replicas"
-SYNONYM_LESS_ON_PYLOG = {"compression.gzip.level", "compression.lz4.level", "compression.zstd.level",
-                         "local.retention.bytes", "local.retention.ms"}
+SAME_NAME_SYNONYMS = {"compression.gzip.level", "compression.lz4.level", "compression.zstd.level",
+                      "local.retention.bytes", "local.retention.ms"}
 CONFIG_EVENTS = ("createTopics config", "describeConfigs", "describeConfigs with synonyms",
                  "describeConfigs after incrementalAlterConfigs")
 
 
 def config_entries(run: JavaRun, event: str) -> dict[str, dict]:
     return run.one(event)["entries"]
-
-
-def comparable_entries(entries: dict[str, dict]) -> dict[str, dict]:
-    """The entries without the known divergences (REMOVED_IN_KAFKA_4 and the rest above)."""
-    result = {}
-    for name, entry in entries.items():
-        if name in REMOVED_IN_KAFKA_4 or name == MIN_INSYNC:
-            continue
-        if name in SYNONYM_LESS_ON_PYLOG:
-            entry = without(entry, ["synonyms"])
-        result[name] = entry
-    return result
 
 
 def test_java_admin_configs(admin_runs, compat_table):
@@ -435,15 +422,8 @@ def test_java_admin_configs(admin_runs, compat_table):
     row = "Java Admin configs: createTopics+configs/describeConfigs/incrementalAlterConfigs"
     record_failure_and_check(compat_table, row, runs)
     kafka, pylog = runs["kafka"], runs["pylog"]
-    comparable = {name: [{**e, "entries": comparable_entries(e["entries"])} if "entries" in e else e
-                         for e in run.events] for name, run in runs.items()}
-    found = differences(comparable["kafka"], comparable["pylog"])
-    described = {name: config_entries(run, "describeConfigs") for name, run in runs.items()}
-    notes = [f"pylog also lists {sorted(REMOVED_IN_KAFKA_4)} (not in Kafka 4.x)",
-             f"{MIN_INSYNC} source: kafka {described['kafka'][MIN_INSYNC]['source']}"
-             f" / pylog {described['pylog'][MIN_INSYNC]['source']}",
-             f"synonyms of {sorted(SYNONYM_LESS_ON_PYLOG)}: none on pylog"]
-    record_row(compat_table, row, runs, found, message_differences(kafka.events, pylog.events), notes)
+    found = differences(kafka.events, pylog.events)
+    record_row(compat_table, row, runs, found, message_differences(kafka.events, pylog.events))
 
     for name, run in runs.items():
         for event in CONFIG_EVENTS:
@@ -471,41 +451,15 @@ def test_java_admin_configs(admin_runs, compat_table):
         assert error_of(run, "incrementalAlterConfigs bad value") == "InvalidConfigurationException"
         assert error_of(run, "incrementalAlterConfigs missing topic") == "UnknownTopicOrPartitionException"
 
-    # Kafka's side of each divergence left out above is what the xfail tests say it is
-    kafka_entries = config_entries(kafka, "describeConfigs with synonyms")
-    assert not REMOVED_IN_KAFKA_4 & set(kafka_entries)
-    assert REMOVED_IN_KAFKA_4 <= set(config_entries(pylog, "describeConfigs"))
-    assert kafka_entries[MIN_INSYNC]["source"] == "DYNAMIC_DEFAULT_BROKER_CONFIG"
-    for name in SYNONYM_LESS_ON_PYLOG:
-        assert kafka_entries[name]["synonyms"], name
-    assert found == []
-
-
-def _config_divergence(admin_runs, pick) -> None:
-    runs = admin_runs("configs")
+    # Kafka 4.1's topic configs: the removed ones absent, the cluster default min.insync.replicas,
+    # the broker synonyms of the codec levels and of local retention
     for run in runs.values():
-        run.check()
-    for event in CONFIG_EVENTS:
-        assert pick(config_entries(runs["pylog"], event)) == pick(config_entries(runs["kafka"], event)), event
-
-
-@pytest.mark.xfail(strict=True, reason="pylog's topic configs are Kafka 3.9's: DescribeConfigs also lists "
-                   "message.downconversion.enable, message.format.version and message.timestamp.difference.max.ms, "
-                   "which Kafka 4.x's topic configs no longer have")
-def test_java_admin_configs_names_are_kafka_4(admin_runs):
-    _config_divergence(admin_runs, lambda entries: sorted(entries))
-
-
-def test_java_admin_configs_min_insync_source(admin_runs):
-    _config_divergence(admin_runs, lambda entries: entries[MIN_INSYNC])
-
-
-@pytest.mark.xfail(strict=True, reason="pylog gives no synonyms for compression.gzip.level, compression.lz4.level, "
-                   "compression.zstd.level (Kafka: the broker config of the same name, DEFAULT_CONFIG) nor for "
-                   "local.retention.bytes / local.retention.ms (Kafka: log.local.retention.bytes / .ms)")
-def test_java_admin_configs_synonyms(admin_runs):
-    _config_divergence(admin_runs, lambda entries: {name: entries[name].get("synonyms")
-                                                    for name in SYNONYM_LESS_ON_PYLOG})
+        entries = config_entries(run, "describeConfigs with synonyms")
+        assert not REMOVED_IN_KAFKA_4 & set(entries), run
+        assert entries[MIN_INSYNC]["source"] == "DYNAMIC_DEFAULT_BROKER_CONFIG", run
+        for name in SAME_NAME_SYNONYMS:
+            assert entries[name]["synonyms"], (run, name)
+    assert found == []
 
 
 def test_java_admin_list_offsets(admin_runs, compat_table):

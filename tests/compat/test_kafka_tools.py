@@ -37,9 +37,6 @@ LACKS_DESCRIBE_GROUPS_V6 = (
     "(v6), and the tool says 'Group ... not found' instead of 'does not exist'")
 LACKS_LIST_GROUPS_V5 = "pylog serves ListGroups up to v4: --type needs v5 (group types); pylog's groups show as Unknown"
 LACKS_LIST_OFFSETS_V8 = "pylog serves ListOffsets up to v7: --time -4 (earliest local offset) needs v8"
-KAFKA_4_TOPIC_CONFIGS = (
-    "pylog describes Kafka 3.9's topic configs: message.format.version, message.downconversion.enable and "
-    "message.timestamp.difference.max.ms are gone in Kafka 4, and some synonyms are missing")
 KAFKA_4_BROKER_CONFIGS = (
     "pylog's broker configs are not Kafka 4.1's: listeners/advertised.listeners do not report the bound "
     "port, and most of Kafka's broker configs are not described")
@@ -317,7 +314,6 @@ def test_configs_invalid_value_message(on_both):
                     lines=lambda r: [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
 
 
-@pytest.mark.xfail(strict=True, reason=KAFKA_4_TOPIC_CONFIGS)
 def test_configs_topic_describe_all(on_both):
     topic = unique("configs-all")
     create_topic(on_both, topic)
