@@ -80,6 +80,8 @@ class DynamicBrokerConfig:
         cluster_default, per_broker = dict(cluster_default), dict(per_broker)
         if (cluster_default, per_broker) == (self.cluster_default, self.per_broker):
             return False
+        log.debug("dynamic broker configs from the metadata: cluster default %s, this broker %s",
+                  cluster_default, per_broker)
         try:
             current = self.effective(cluster_default, per_broker)
         except InvalidConfig as e:

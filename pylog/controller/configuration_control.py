@@ -15,10 +15,10 @@ least 1, a record for `min.insync.replicas` is followed by a `ClearElrRecord` fo
 IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's order:
   a resource named twice: INVALID_REQUEST "Duplicate resource." once, unchanged; an unknown
   resource type: UNSUPPORTED_VERSION; a config name given twice: INVALID_REQUEST;
-  BROKER: a name that is not a number INVALID_REQUEST, else INVALID_REQUEST (pylog's
-  broker configs are static: server.properties or --override; Kafka's controller would
-  store them, pylog refuses as its single-node broker does, for any broker id: the
-  single-node check "this node's id" has no meaning for a controller); BROKER_LOGGER,
+  BROKER (checked by the broker first, pylog/dynamic_broker_config.py): a name that is
+  not a number or is negative INVALID_REQUEST (Kafka's ControllerConfigurationValidator),
+  else one ConfigRecord(resource_type=4) per name given, changed or not, and for the legacy
+  API one deleting each stored name left out; BROKER_LOGGER (answered by the broker),
   CLIENT_METRICS, GROUP: INVALID_REQUEST "Unknown resource type X" (kept from the broker's
   handler); TOPIC: the empty name INVALID_REQUEST, an illegal name
   INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a

@@ -13,20 +13,27 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   `flush.ms` have no synonyms (source DEFAULT_CONFIG) unless `log.retention.ms`,
   `log.roll.ms`, ... themselves are given; pylog reports exactly that. An invalid name
   gets INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
-- BROKER: the resource name is the node id ("1"): the rows of `BrokerConfig.describe()`
-  (plus the unknown names the broker was given, as Kafka lists them). pylog has no
-  dynamic broker configs, so every row is read-only. The empty name asks for the
-  cluster-wide dynamic defaults, of which pylog has none: no rows. Another node id, or a
-  name that is not a number: INVALID_REQUEST.
+- BROKER: the resource name is the node id ("1"): every broker config with its effective
+  value and the source of its first synonym (dynamic per-broker, cluster default, static,
+  default: pylog/dynamic_broker_config.py), plus the unknown names the broker was given,
+  as Kafka lists them; the names pylog changes dynamically are not read-only. The empty
+  name: the cluster-wide dynamic defaults, each with its DYNAMIC_DEFAULT_BROKER_CONFIG
+  synonym only. Another node id, or a name that is not a number: INVALID_REQUEST.
+- BROKER_LOGGER: the node id: the loggers and their levels (pylog/broker_loggers.py),
+  source DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms. The empty name or another id:
+  INVALID_REQUEST.
 - `configuration_keys` null or empty means every config. v0 reports `is_default`
   (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
   `config_type` and (when asked) the documentation (null for topic configs).
 
-IncrementalAlterConfigs and AlterConfigs are forwarded to the controller, which checks
-them and writes ConfigRecords (pylog/controller/configuration_control.py: TOPIC overrides
-SET, DELETE, APPEND, SUBTRACT; BROKER resources refused, every broker config being static
-in pylog); the broker's logs take a topic's new config when the record comes back
-(`Broker.set_topic_configs`).
+IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
+Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
+(pylog/controller/configuration_control.py), keeping each answer in its resource's place:
+BROKER resources are checked here (node id, dynamic names, values:
+`DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
+resources (IncrementalAlterConfigs only; the legacy API: INVALID_REQUEST "Unknown resource
+type 8") are applied here and never stored. The controller writes ConfigRecords; every
+broker applies them when they come back (pylog/metadata_publisher.py).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from protocol.messages import (
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.config_def import Type
 
+from pylog.broker_loggers import alter_loggers, loggers
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
@@ -141,29 +149,35 @@ def make_alter_configs_handler(broker, incremental: bool):
     forward = forwarding_handler(broker, failed)
 
     async def handle(request, context):
-        refused = {}
+        answered: dict[int, BrokerError | None] = {}   # the resources answered here
         for resource in request.resources:
-            if resource.resource_type == RESOURCE_BROKER:
-                try:
+            try:
+                if resource.resource_type == RESOURCE_BROKER:
                     check_broker_resource(broker, resource, incremental)
-                except BrokerError as e:
-                    refused[id(resource)] = e
-        if not refused:
+                elif resource.resource_type == RESOURCE_BROKER_LOGGER:
+                    if not incremental:
+                        raise BrokerError(ErrorCode.INVALID_REQUEST,
+                                          f"Unknown resource type {RESOURCE_BROKER_LOGGER}")
+                    alter_loggers(broker.node_id, resource, request.validate_only)
+                    answered[id(resource)] = None
+            except BrokerError as e:
+                answered[id(resource)] = e
+        if not answered:
             return await forward(request, context)
-        remaining = [r for r in request.resources if id(r) not in refused]
+        remaining = [r for r in request.resources if id(r) not in answered]
         answers = iter([])
         if remaining:
             forwarded = type(request)(resources=remaining, validate_only=request.validate_only)
             answers = iter((await forward(forwarded, context)).responses)
         responses = []
         for resource in request.resources:
-            error = refused.get(id(resource))
-            if error is None:
+            if id(resource) not in answered:
                 responses.extend(a for a in [next(answers, None)] if a is not None)
                 continue
+            error = answered[id(resource)]
             responses.append(Response.AlterConfigsResourceResponse(
-                error_code=error.code, error_message=str(error), resource_type=resource.resource_type,
-                resource_name=resource.resource_name))
+                error_code=error.code if error else ErrorCode.NONE, error_message=str(error) if error else None,
+                resource_type=resource.resource_type, resource_name=resource.resource_name))
         return Response(responses=responses)
 
     return handle
@@ -275,6 +289,14 @@ def describe_resource(broker, resource_type: int, name: str | None,
                                   f"Unexpected broker id, expected {broker.node_id} or empty string, "
                                   f"but received {name}")
             values = describe_broker_configs(broker.dynamic_config)
+    elif resource_type == RESOURCE_BROKER_LOGGER:
+        if not name:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
+        if _broker_id(name) != broker.node_id:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              f"Unexpected broker id, expected {broker.node_id} but received {name}")
+        values = [ConfigValue(n, level, ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG, [], CONFIG_TYPE_UNKNOWN, None)
+                  for n, level in loggers().items()]
     elif resource_type in _KNOWN_RESOURCE_TYPES:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")

@@ -373,6 +373,28 @@ def test_configs_broker_default_alter(on_both):
     on_both.compare("kafka-configs.sh --describe --entity-default broker after --delete-config", described)
 
 
+def test_configs_broker_loggers(on_both):
+    # the loggers differ by nature (Kafka's are its Java classes, pylog's its modules): compare
+    # the heading, that root is listed, and what the tool says about changes
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type",
+                            "broker-loggers", "--entity-name", "1")
+    picked = on_both.compare("kafka-configs.sh --describe broker-loggers 1 (heading, root)", described,
+                             lines=lambda r: r.lines[:1] + [l for l in r.lines if l.startswith("  root=")])
+    assert picked["pylog"][1].startswith("  root=INFO")
+    altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type",
+                          "broker-loggers", "--entity-name", "1", "--add-config", "root=INFO")
+    on_both.compare("kafka-configs.sh --alter broker-loggers 1 root=INFO", altered, stderr=True)
+    for config, meaning in (("root=LOUD", "unknown level"), ("no.such.logger=DEBUG", "unknown logger")):
+        refused = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type",
+                              "broker-loggers", "--entity-name", "1", "--add-config", config)
+        on_both.compare(f"kafka-configs.sh --alter broker-loggers 1 ({meaning})", refused,
+                        lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
+    removed = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type",
+                          "broker-loggers", "--entity-name", "1", "--delete-config", "root")
+    on_both.compare("kafka-configs.sh --alter broker-loggers 1 --delete-config root", removed,
+                    lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
+
+
 # ---------------------------------------------------------------------------------------
 # kafka-get-offsets.sh, kafka-delete-records.sh
 

@@ -632,7 +632,7 @@ def test_describe_configs_every_version(raw, broker, version):
      logger) = response.results
     assert [r.error_code for r in response.results] == [
         0, 0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.INVALID_TOPIC_EXCEPTION, 0, 0,
-        ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]
+        ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, 0]
     assert (full.resource_type, full.resource_name) == (TOPIC, "conf")
     entries = {c.name: c for c in full.configs}
     assert set(entries) == set(TOPIC_CONFIG_KEYS)
@@ -663,7 +663,11 @@ def test_describe_configs_every_version(raw, broker, version):
             ("min.insync.replicas", "1", DYNAMIC_DEFAULT_BROKER_CONFIG)]
     assert other_node.error_message == "Unexpected broker id, expected 1 or empty string, but received 99"
     assert not_a_number.error_message == "Broker id must be an integer, but it is: one"
-    assert missing.configs == [] and logger.configs == []
+    assert missing.configs == []
+    levels = {c.name: (c.value, c.config_source, c.read_only) for c in logger.configs}
+    assert levels["root"][0] in ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+    if version >= 1:
+        assert levels["pylog.configs"][1:] == (6, False)   # DYNAMIC_BROKER_LOGGER_CONFIG
 
 
 def test_incremental_alter_configs_raw(raw, broker):

@@ -4,6 +4,7 @@ acting on the new values (pylog/dynamic_broker_config.py)."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -141,3 +142,79 @@ def test_refusals_with_kafkas_codes_and_messages(raw):
         ErrorCode.INVALID_REQUEST
     assert describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"].value is None
     assert set(describe(raw, BROKER, "")) == {"min.insync.replicas"}
+
+
+# ---------------------------------------------------------------------------------------
+# BROKER_LOGGER (pylog/broker_loggers.py)
+
+BROKER_LOGGER = 8
+
+
+def alter_loggers(raw, name, *configs, validate_only=False):
+    request = Incremental(validate_only=validate_only, resources=[Incremental.AlterConfigsResource(
+        resource_type=BROKER_LOGGER, resource_name=name,
+        configs=[Incremental.AlterableConfig(name=n, config_operation=op, value=v) for n, op, v in configs])])
+    (response,) = raw.request(44, 1, request).responses
+    return response.error_code, response.error_message
+
+
+class Collected(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+    def debug_lines(self, name):
+        return [r for r in self.records if r.name == name and r.levelno == logging.DEBUG]
+
+
+@pytest.fixture
+def collected():
+    root = logging.getLogger()
+    handler, level = Collected(), root.level
+    root.addHandler(handler)
+    yield handler
+    root.removeHandler(handler)
+    root.setLevel(level)
+
+
+def test_a_loggers_level_changes_while_the_broker_runs(raw, collected):
+    assert alter_loggers(raw, "1", ("root", SET, "INFO")) == (0, None)
+    levels = {n: c.value for n, c in describe(raw, BROKER_LOGGER, "1").items()}
+    assert levels["pylog.configs"] == levels["root"] == "INFO"
+    assert alter_loggers(raw, "1", ("pylog.metadata_publisher", SET, "DEBUG"), validate_only=True) == (0, None)
+    assert describe(raw, BROKER_LOGGER, "1")["pylog.metadata_publisher"].value == "INFO"
+    assert alter_loggers(raw, "1", ("pylog.dynamic_broker_config", SET, "DEBUG")) == (0, None)
+    entry = describe(raw, BROKER_LOGGER, "1")["pylog.dynamic_broker_config"]
+    assert (entry.value, entry.config_source, entry.read_only) == ("DEBUG", 6, False)
+    # the module logs at DEBUG the values it takes: those lines now appear
+    assert alter(raw, "", ("log.cleaner.backoff.ms", SET, "16000")) == (0, None)
+    assert collected.debug_lines("pylog.dynamic_broker_config")
+    assert alter_loggers(raw, "1", ("pylog.dynamic_broker_config", DELETE, None)) == (0, None)
+    assert describe(raw, BROKER_LOGGER, "1")["pylog.dynamic_broker_config"].value == "INFO"
+    collected.records.clear()
+    assert alter(raw, "", ("log.cleaner.backoff.ms", SET, "17000")) == (0, None)
+    assert not collected.debug_lines("pylog.dynamic_broker_config")
+
+
+def test_logger_refusals_with_kafkas_codes_and_messages(raw):
+    assert alter_loggers(raw, "2", ("root", SET, "DEBUG")) == (
+        ErrorCode.INVALID_REQUEST, "Unexpected node id. Expected 1, but received 2")
+    assert alter_loggers(raw, "x", ("root", SET, "DEBUG")) == (
+        ErrorCode.INVALID_REQUEST, "Node id must be an integer, but it is: x")
+    assert alter_loggers(raw, "1", ("no.such.logger", SET, "DEBUG")) == (
+        ErrorCode.INVALID_CONFIG, "Logger no.such.logger does not exist!")
+    assert alter_loggers(raw, "1", ("root", SET, "LOUD")) == (
+        ErrorCode.INVALID_CONFIG, "Cannot set the log level of root to LOUD as it is not a supported log level. "
+        "Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN")
+    assert alter_loggers(raw, "1", ("root", DELETE, None)) == (
+        ErrorCode.INVALID_REQUEST, "Removing the log level of the root logger is not allowed")
+    assert alter_loggers(raw, "1", ("root", APPEND, "DEBUG")) == (
+        ErrorCode.INVALID_REQUEST, "APPEND operation is not allowed for the BROKER_LOGGER resource")
+    # all or nothing: the good change beside a bad one is not made
+    assert alter_loggers(raw, "1", ("pylog.configs", SET, "ERROR"), ("root", SET, "LOUD"))[0] == \
+        ErrorCode.INVALID_CONFIG
+    levels = describe(raw, BROKER_LOGGER, "1")
+    assert levels["pylog.configs"].value == levels["root"].value != "ERROR"
