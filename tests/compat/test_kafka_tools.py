@@ -31,7 +31,7 @@ CONFIGS = "kafka-configs.sh"
 # Differences that wait for APIs or Kafka 4 behaviour pylog does not have yet.
 LACKS_DESCRIBE_TOPIC_PARTITIONS = (
     "pylog lacks DescribeTopicPartitions (API 75): kafka-topics falls back to Metadata and prints "
-    "'Elr: N/A'; and Kafka 4.1 lists its cluster default min.insync.replicas=1 among a topic's configs")
+    "'Elr: N/A'")
 LACKS_DESCRIBE_GROUPS_V6 = (
     "pylog serves DescribeGroups up to v5: Kafka 4.1 answers a deleted group with GROUP_ID_NOT_FOUND "
     "(v6), and the tool says 'Group ... not found' instead of 'does not exist'")
