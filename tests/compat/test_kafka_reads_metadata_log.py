@@ -72,20 +72,23 @@ def test_kafka_dump_log_decodes_every_batch_written(segment, kafka_tools):
     result = kafka_tools.run("kafka-dump-log.sh", "--cluster-metadata-decoder", "--files", str(segment)).check()
     batches = [line for line in result.lines if line.startswith("baseOffset:")]
     assert all("isvalid: true" in line and "partitionLeaderEpoch: 1" in line for line in batches), batches
-    assert [line.split()[1] for line in batches] == ["0", "1", "6", "7", "8"]
+    assert [line.split()[1] for line in batches] == ["0", "1", "7", "8", "9"]
     (leader_change,) = [json.loads(line.split(" LeaderChange: ", 1)[1]) for line in result.lines
                         if " LeaderChange: " in line]
     assert leader_change == {"version": 0, "leaderId": 1, "voters": [{"voterId": 1}],
                              "grantingVoters": [{"voterId": 1}]}
     payloads = [json.loads(line.split(" payload: ", 1)[1]) for line in result.lines if " payload: " in line]
-    assert [(p["type"], p["data"].get("name"), p["data"].get("featureLevel")) for p in payloads[:5]] == [
+    assert [(p["type"], p["data"].get("name"), p["data"].get("featureLevel")) for p in payloads[:6]] == [
         ("BEGIN_TRANSACTION_RECORD", "Bootstrap records", None),
         ("FEATURE_LEVEL_RECORD", "metadata.version", 27),
         ("FEATURE_LEVEL_RECORD", "group.version", 1),
         ("FEATURE_LEVEL_RECORD", "transaction.version", 2),
+        ("CONFIG_RECORD", "min.insync.replicas", None),
         ("END_TRANSACTION_RECORD", None, None)]
+    assert payloads[4]["data"] == {"resourceType": 4, "resourceName": "", "name": "min.insync.replicas",
+                                   "value": "1"}
     by_type = {}
-    for payload in payloads[5:]:
+    for payload in payloads[6:]:
         by_type.setdefault(payload["type"], []).append(payload)
     (controller,) = by_type["REGISTER_CONTROLLER_RECORD"]
     assert controller["data"]["controllerId"] == 1
@@ -145,7 +148,7 @@ def test_kafka_metadata_shell_loads_the_topic_its_partitions_and_config(segment,
     assert "isr=[]" in leaderless and "leader=-1," in leaderless
     assert "leaderEpoch=6" in leaderless and "partitionEpoch=9" in leaderless
     configs = shell(kafka_tools, segment, "tree", "/image/configs", loaded="compact").split()
-    assert configs == ["TOPIC:orders:", "cleanup.policy:", "compact"]
+    assert configs == ["BROKER:", "min.insync.replicas:", "1", "TOPIC:orders:", "cleanup.policy:", "compact"]
 
 
 def test_kafka_dump_log_reads_the_bootstrap_checkpoint_as_a_bootstrap_snapshot(segment, kafka_tools):
@@ -187,11 +190,11 @@ def kafka_and_pylog_after_a_restart(tmp_path_factory):
     return kafka.data_dir, pylog_dir
 
 
-ELR_ONLY = ("eligible.leader.replicas.version", "min.insync.replicas")   # what pylog leaves out
+ELR_FEATURE = "eligible.leader.replicas.version"   # what pylog leaves out (finalized at 0: no record)
 
 
 def without_elr(records):
-    return [(r, v) for r, v in records if getattr(r, "name", None) not in ELR_ONLY]
+    return [(r, v) for r, v in records if getattr(r, "name", None) != ELR_FEATURE]
 
 
 def test_quorum_state_partition_metadata_and_epochs_are_kafkas(kafka_and_pylog_after_a_restart):
@@ -211,15 +214,18 @@ def test_quorum_state_partition_metadata_and_epochs_are_kafkas(kafka_and_pylog_a
     assert len(leader_changes(kafka_batches)) == 2
 
 
-def test_the_bootstrap_records_are_kafkas_but_for_elr(kafka_and_pylog_after_a_restart):
+def test_the_bootstrap_records_are_kafkas_but_for_the_elr_feature(kafka_and_pylog_after_a_restart):
     kafka_dir, pylog_dir = kafka_and_pylog_after_a_restart
     kafka_log = decoded_batches((partition_dir(kafka_dir) / "00000000000000000000.log").read_bytes())
     pylog_log = decoded_batches((partition_dir(pylog_dir) / "00000000000000000000.log").read_bytes())
     (kafka_header, kafka_first), (pylog_header, pylog_first) = kafka_log[1], pylog_log[1]
     assert (kafka_header.base_offset, kafka_header.partition_leader_epoch) == (
         pylog_header.base_offset, pylog_header.partition_leader_epoch) == (1, 1)
-    assert [r.schema_name for r, _ in kafka_first if getattr(r, "name", None) in ELR_ONLY] == [
-        "FeatureLevelRecord", "ConfigRecord"]
+    assert [r.schema_name for r, _ in kafka_first if getattr(r, "name", None) == ELR_FEATURE] == [
+        "FeatureLevelRecord"]
+    # the cluster default min.insync.replicas Kafka writes with ELR on: pylog writes it too
+    assert [(r.resource_type, r.resource_name, r.value) for r, _ in pylog_first
+            if getattr(r, "name", None) == "min.insync.replicas"] == [(4, "", "1")]
     assert pylog_first == without_elr(kafka_first)
     kafka_checkpoint = decoded_batches((kafka_dir / "bootstrap.checkpoint").read_bytes())
     pylog_checkpoint = decoded_batches((pylog_dir / "bootstrap.checkpoint").read_bytes())
