@@ -176,10 +176,10 @@ class Broker:
         """The served APIs and the versions advertised for each."""
         return [
             Api(18, 0, 4, api_versions.make_handler(self.dispatcher, self.node_features)),
-            Api(3, 0, 12, metadata_handler.make_handler(self)),
-            Api(0, 3, 9, produce.make_handler(self)),
-            Api(1, 4, 12, fetch.make_handler(self)),
-            Api(2, 0, 7, list_offsets.make_handler(self)),
+            Api(3, 0, 13, metadata_handler.make_handler(self)),
+            Api(0, 3, 13, produce.make_handler(self)),
+            Api(1, 4, 18, fetch.make_handler(self)),
+            Api(2, 0, 10, list_offsets.make_handler(self)),
             Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
             Api(22, 0, 4, init_producer_id.make_handler(self)),
             Api(10, 0, 4, find_coordinator.make_handler(self)),

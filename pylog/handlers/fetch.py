@@ -1,6 +1,7 @@
 """Fetch (key 1): read record batches, waiting for data when asked to.
 
-Two kinds of fetchers, told apart by `replica_id` (v0-14; pylog serves up to v12):
+Two kinds of fetchers, told apart by `replica_id` (v4-14; from v15 `replica_state`, which
+carries the follower's broker epoch too):
 
 Consumers (replica_id < 0). For each requested partition, in request order: only the
 leader answers, after checking the leader epoch the client believes in (v9+,
@@ -39,6 +40,13 @@ error, and the client needs it to act.
 Record bytes are copied from the segment files as stored: no batch is decoded or
 re-encoded. Fetch sessions (KIP-227) are declined politely: the answer always carries
 session id 0, which tells the client to send full requests.
+
+Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
+id the metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its
+partitions. From v16 a partition refused with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH
+carries the leader the metadata knows, and the answer those leaders' endpoints
+(pylog/handlers/leader_hints.py). v17's replica directory id and v18's high watermark
+field (both for followers) change nothing here. pylog's own replica fetchers send v12.
 """
 
 from __future__ import annotations
@@ -47,18 +55,28 @@ import time
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchResponse
+from protocol.schema import ZERO_UUID
 from pylog.clock import now_ms
 from pylog.errors import error_code_for
+from pylog.handlers.leader_hints import LeaderHints
 
 PartitionData = FetchResponse.PartitionData
+
+TOPIC_ID_VERSION = 13      # topics named by id
+REPLICA_STATE_VERSION = 15  # replica_state instead of replica_id
+LEADER_HINT_VERSION = 16   # KIP-951: current_leader and node_endpoints
+HINTED_ERRORS = (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH)
 
 
 def make_handler(broker):
     async def handle(request, context):
+        version = context.api_version
         deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
-        keys = [(t.topic, p.partition) for t in request.topics for p in t.partitions]
+        names = [topic_name(broker, t, version) for t in request.topics]
+        keys = [(name, p.partition) for t, name in zip(request.topics, names) if name is not None
+                for p in t.partitions]
         while True:
-            response, total_bytes, has_error = read_all(broker, request)
+            response, total_bytes, has_error = read_all(broker, request, names, version)
             remaining = deadline - time.monotonic()
             if total_bytes >= request.min_bytes or has_error or remaining <= 0 or not keys:
                 return response
@@ -67,30 +85,50 @@ def make_handler(broker):
     return handle
 
 
-def read_all(broker, request) -> tuple[FetchResponse, int, bool]:
+def topic_name(broker, topic_request, version: int) -> str | None:
+    """The topic a request's entry names: by id from v13 (None when the id is unknown), by
+    name before."""
+    if version < TOPIC_ID_VERSION:
+        return topic_request.topic
+    info = broker.metadata.topic_by_id(topic_request.topic_id) if topic_request.topic_id != ZERO_UUID else None
+    return info.name if info is not None else None
+
+
+def read_all(broker, request, names: list[str | None], version: int) -> tuple[FetchResponse, int, bool]:
     """The response, the record bytes in it, and whether any partition has an error (or
     a diverging epoch: the follower must act on it at once)."""
     budget = request.max_bytes
     total = 0
     has_error = False
     topics = []
-    replica_id = request.replica_id
+    if version >= REPLICA_STATE_VERSION:
+        replica_id, broker_epoch = request.replica_state.replica_id, request.replica_state.replica_epoch
+    else:
+        replica_id, broker_epoch = request.replica_id, -1
+    hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
     now = now_ms()
-    for topic_request in request.topics:
+    for topic_request, name in zip(request.topics, names):
         partitions = []
         for partition_request in topic_request.partitions:
-            if replica_id >= 0:
-                data, size = read_for_follower(broker, topic_request.topic, partition_request, replica_id,
+            if name is None:
+                data, size = failed(partition_request.partition, ErrorCode.UNKNOWN_TOPIC_ID), 0
+            elif replica_id >= 0:
+                data, size = read_for_follower(broker, name, partition_request, replica_id, broker_epoch,
                                                budget, first=(total == 0), now=now)
             else:
-                data, size = read_partition(broker, topic_request.topic, partition_request,
+                data, size = read_partition(broker, name, partition_request,
                                             request.isolation_level, budget, first=(total == 0))
+            if hints is not None and name is not None and data.error_code in HINTED_ERRORS:
+                data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
             partitions.append(data)
             has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
             total += size
             budget = max(budget - size, 0)
-        topics.append(FetchResponse.FetchableTopicResponse(topic=topic_request.topic, partitions=partitions))
-    return FetchResponse(error_code=0, session_id=0, responses=topics), total, has_error
+        topics.append(FetchResponse.FetchableTopicResponse(topic=name or "", topic_id=topic_request.topic_id,
+                                                           partitions=partitions))
+    node_endpoints = [FetchResponse.NodeEndpoint(node_id=node_id, host=host, port=port, rack=rack)
+                      for node_id, host, port, rack in (hints.endpoints() if hints is not None else ())]
+    return FetchResponse(error_code=0, session_id=0, responses=topics, node_endpoints=node_endpoints), total, has_error
 
 
 def is_diverging(data: PartitionData) -> bool:
@@ -119,7 +157,8 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
     return answered(partition, index, result)
 
 
-def read_for_follower(broker, topic: str, request, replica_id: int, budget: int, first: bool, now: int):
+def read_for_follower(broker, topic: str, request, replica_id: int, broker_epoch: int, budget: int, first: bool,
+                      now: int):
     partition = broker.partition(topic, request.partition)
     index = request.partition
     if partition is None:
@@ -145,7 +184,7 @@ def read_for_follower(broker, topic: str, request, replica_id: int, budget: int,
     except Exception as exc:
         return failed(index, error_code_for(exc)), 0
     outcome = partition.follower_fetched(replica_id, request.fetch_offset, request.log_start_offset,
-                                         broker_epoch=-1, now_ms=now,
+                                         broker_epoch=broker_epoch, now_ms=now,
                                          sent_leader_epoch=current_leader_epoch is not None)
     if outcome.error:
         return failed(index, outcome.error), 0

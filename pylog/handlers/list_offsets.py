@@ -4,8 +4,18 @@
     timestamp -1  latest: the high watermark, or the last stable offset for read_committed;
                   for a follower (replica_id >= 0) the log end offset, as Kafka answers it
     timestamp -3  max timestamp (v7+): the record with the largest timestamp
+    timestamp -4  earliest local (v8+): the first offset stored here; without tiered
+                  storage, the log start offset, as -2
+    timestamp -5  latest tiered (v9+): the last offset in tiered storage, of which pylog
+                  has none: offset -1, timestamp -1, leader epoch -1 (Kafka's answer
+                  for a log without remote storage)
     timestamp t   the first offset whose record timestamp is >= t, found through the
                   time index (no such record: offset -1)
+
+A negative timestamp the request's version does not know (or none above) is refused with
+UNSUPPORTED_VERSION before anything else is looked at, as Kafka's ReplicaManager does;
+v0, which Kafka 4 dropped, takes -1 and -2. v10 adds `timeout_ms`, which bounds Kafka's
+wait for tiered storage: nothing here waits.
 
 v0 answers with a list of offsets (`old_style_offsets`); v1+ with one offset and its
 timestamp; v4+ with the leader epoch, and checks the epoch the client believes in.
@@ -19,7 +29,9 @@ from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
 from pylog.partition import NO_LEADER_EPOCH
 
-EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
+# the first version that may ask for each special timestamp
+SPECIAL_TIMESTAMP_VERSIONS = {EARLIEST: 0, LATEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
 
 
@@ -39,6 +51,8 @@ def make_handler(broker):
 def lookup(broker, topic: str, request, isolation_level: int, version: int,
            replica_id: int = -1) -> PartitionResponse:
     index = request.partition_index
+    if request.timestamp < 0 and version < SPECIAL_TIMESTAMP_VERSIONS.get(request.timestamp, version + 1):
+        return PartitionResponse(partition_index=index, error_code=ErrorCode.UNSUPPORTED_VERSION)
     partition = broker.partition(topic, index)
     if partition is None:
         return PartitionResponse(partition_index=index, error_code=broker.no_partition_error(topic, index))
@@ -49,7 +63,7 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int,
     timestamp, offset = -1, -1
     # a follower (replica id >= 0) reads up to the leader's LEO, a consumer up to what it may see
     end = partition.log_end_offset if replica_id >= 0 else partition.visible_end(isolation_level)
-    if request.timestamp == EARLIEST:
+    if request.timestamp in (EARLIEST, EARLIEST_LOCAL):
         offset = partition.log_start_offset
     elif request.timestamp == LATEST:
         offset = end
@@ -59,8 +73,6 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int,
         found = partition.log.offset_for_timestamp(request.timestamp)
         if found is not None and found.offset < end:
             timestamp, offset = found.timestamp_ms, found.offset
-    else:
-        return PartitionResponse(partition_index=index, error_code=ErrorCode.INVALID_REQUEST)
     return PartitionResponse(partition_index=index, error_code=ErrorCode.NONE, timestamp=timestamp, offset=offset,
                              leader_epoch=partition.leader_epoch if offset >= 0 else -1,
                              old_style_offsets=[offset] if offset >= 0 else [])

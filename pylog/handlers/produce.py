@@ -31,6 +31,13 @@ INVALID_REQUIRED_ACKS.
 An idempotent producer's retry of a batch the log already holds is a duplicate: storage
 recognises it from the producer's last five batches and pylog answers with the offset the
 batch got the first time, writing nothing.
+
+Versions: v13 names topics by id (`topic_id`; the response carries the id): an id the
+metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its partitions,
+and nothing is auto-created. Up to v12 topics are named, and an unknown name may be
+auto-created. From v10 a NOT_LEADER_OR_FOLLOWER partition carries the leader the metadata
+knows, and the response those leaders' endpoints (pylog/handlers/leader_hints.py). v11 and
+v12 change nothing for what pylog serves (v12 is the transaction-v2 producers' version).
 """
 
 from __future__ import annotations
@@ -40,9 +47,11 @@ import logging
 from protocol.error_codes import ErrorCode
 from protocol.messages import ProduceResponse
 from protocol.records import TRANSACTIONAL_BIT
+from protocol.schema import ZERO_UUID
 from pylog.clock import now_ms
 from pylog.dispatch import CloseConnection
 from pylog.errors import BrokerError, error_code_for, is_known_error
+from pylog.handlers.leader_hints import LeaderHints
 from pylog.metadata import INTERNAL_TOPICS
 from pylog.replication.delayed_produce import PendingAcks, await_acks
 from storage import errors as storage_errors
@@ -52,6 +61,9 @@ log = logging.getLogger("pylog.produce")
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 RecordError = ProduceResponse.BatchIndexAndErrorMessage
+
+TOPIC_ID_VERSION = 13       # topics named by id
+LEADER_HINT_VERSION = 10    # KIP-951: current_leader and node_endpoints
 
 # Kafka answers these without the partition's log start offset (-1).
 _NO_LOG_START_OFFSET = (storage_errors.CorruptBatch, storage_errors.RecordTooLarge,
@@ -68,26 +80,33 @@ def make_handler(broker):
             if acks == 0:
                 raise CloseConnection(f"acks=0 produce request refused with {code.name}")
             return answer_all(request, code, message)
-        for topic_data in request.topic_data:
-            if topic_data.name not in broker.metadata.topics:
-                await broker.maybe_auto_create(topic_data.name)
+        names = [topic_name(broker, topic_data, version) for topic_data in request.topic_data]
+        if version < TOPIC_ID_VERSION:
+            for name in names:
+                if name not in broker.metadata.topics:
+                    await broker.maybe_auto_create(name)
         now = now_ms()
         responses = []
         failed = []
         waiting: list[tuple[PartitionResponse, PendingAcks]] = []
-        for topic_data in request.topic_data:
+        hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
+        for topic_data, name in zip(request.topic_data, names):
             partition_responses = []
             for data in topic_data.partition_data:
                 if acks not in (0, 1, -1):
                     result = failure(data.index, ErrorCode.INVALID_REQUIRED_ACKS)
+                elif name is None:
+                    result = failure(data.index, ErrorCode.UNKNOWN_TOPIC_ID)
                 else:
-                    result, pending = append_partition(broker, topic_data.name, data, version, now, acks)
+                    result, pending = append_partition(broker, name, data, version, now, acks)
                     if pending is not None:
                         waiting.append((result, pending))
+                if result.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER and hints is not None:
+                    result.current_leader.leader_id, result.current_leader.leader_epoch = hints.hint(name, data.index)
                 if result.error_code != ErrorCode.NONE:
-                    failed.append(f"{topic_data.name}-{data.index}: {ErrorCode(result.error_code).name}")
+                    failed.append(f"{name or topic_data.topic_id}-{data.index}: {ErrorCode(result.error_code).name}")
                 partition_responses.append(result)
-            responses.append(ProduceResponse.TopicProduceResponse(name=topic_data.name,
+            responses.append(ProduceResponse.TopicProduceResponse(name=name or "", topic_id=topic_data.topic_id,
                                                                   partition_responses=partition_responses))
         if acks == 0:
             if failed:
@@ -97,9 +116,20 @@ def make_handler(broker):
             await await_acks(broker.waiters, [pending for _, pending in waiting], request.timeout_ms)
             for result, pending in waiting:
                 result.error_code = pending.error
-        return ProduceResponse(responses=responses)
+        node_endpoints = [ProduceResponse.NodeEndpoint(node_id=node_id, host=host, port=port, rack=rack)
+                          for node_id, host, port, rack in (hints.endpoints() if hints is not None else ())]
+        return ProduceResponse(responses=responses, node_endpoints=node_endpoints)
 
     return handle
+
+
+def topic_name(broker, topic_data, version: int) -> str | None:
+    """The topic a request's entry names: by id from v13 (None when the id is unknown, as
+    Kafka then answers UNKNOWN_TOPIC_ID), by name before."""
+    if version < TOPIC_ID_VERSION:
+        return topic_data.name
+    info = broker.metadata.topic_by_id(topic_data.topic_id) if topic_data.topic_id != ZERO_UUID else None
+    return info.name if info is not None else None
 
 
 def refuse_whole_request(request) -> tuple[ErrorCode, str | None] | None:
@@ -121,7 +151,7 @@ def refuse_whole_request(request) -> tuple[ErrorCode, str | None] | None:
 
 def answer_all(request, code: ErrorCode, message: str | None) -> ProduceResponse:
     return ProduceResponse(responses=[
-        ProduceResponse.TopicProduceResponse(name=topic_data.name, partition_responses=[
+        ProduceResponse.TopicProduceResponse(name=topic_data.name, topic_id=topic_data.topic_id, partition_responses=[
             failure(data.index, code, message=message) for data in topic_data.partition_data])
         for topic_data in request.topic_data])
 
