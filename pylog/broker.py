@@ -85,6 +85,7 @@ from pylog.handlers import (
     api_versions,
     configs as config_handlers,
     delete_records,
+    describe_topic_partitions,
     fetch,
     find_coordinator,
     groups as group_handlers,
@@ -189,6 +190,7 @@ class Broker:
             *offset_handlers.apis(self),
             *delete_records.apis(self),
             *log_dirs.apis(self),
+            *describe_topic_partitions.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------

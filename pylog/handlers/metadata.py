@@ -18,6 +18,10 @@ v12 may name topics by id (a topic id with a null name). As soon as one requeste
 has an id, the request is answered by ids alone (Kafka ignores the names then): an
 unknown id gets UNKNOWN_TOPIC_ID with a null name and the id it asked about, listed
 before the known topics; nothing is created.
+
+v8+ may ask for the authorized operations of each topic (and, v8-10, of the cluster):
+every operation, as Kafka answers without an authorizer (pylog/handlers/authorized_operations.py).
+v13 adds a top-level error code, which Kafka sets only to make a client rebootstrap: NONE here.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import MetadataResponse
 from protocol.schema import ZERO_UUID
+from pylog.handlers import authorized_operations
 from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
 
 Topic = MetadataResponse.MetadataResponseTopic
@@ -40,11 +45,16 @@ def make_handler(broker):
         else:
             may_create = request.allow_auto_topic_creation if version >= 4 else True
             topics = [await by_name(broker, t.name, may_create) for t in request.topics]
+        if request.include_topic_authorized_operations:
+            for topic in topics:
+                topic.topic_authorized_operations = authorized_operations.TOPIC
         return MetadataResponse(
             brokers=alive_brokers(broker),
             cluster_id=broker.cluster_id,
             controller_id=broker.node_id,
             topics=topics,
+            cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
+                                           else authorized_operations.OMITTED),
         )
 
     return handle
