@@ -85,6 +85,7 @@ from pylog.handlers import (
     api_versions,
     configs as config_handlers,
     delete_records,
+    describe_cluster,
     describe_topic_partitions,
     fetch,
     find_coordinator,
@@ -191,6 +192,7 @@ class Broker:
             *delete_records.apis(self),
             *log_dirs.apis(self),
             *describe_topic_partitions.apis(self),
+            *describe_cluster.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------

@@ -1,0 +1,66 @@
+"""DescribeCluster (key 60): the cluster id, the brokers and who to call the controller.
+
+As Kafka's KafkaApis.handleDescribeCluster and AuthHelper.computeDescribeClusterResponse
+answer it on a broker listener:
+
+- `endpoint_type` (v1+) must be BROKER (1): UNKNOWN (0) or a type nobody defines gets
+  UNSUPPORTED_ENDPOINT_TYPE ("Unsupported endpoint type N"), CONTROLLER (2)
+  MISMATCHED_ENDPOINT_TYPE (a client asking for controllers must ask a controller
+  listener); v0 gets INVALID_REQUEST for either.
+- The brokers registered with an endpoint on this listener, by node id; fenced ones only
+  when `include_fenced_brokers` (v2) asks, with `is_fenced` set.
+- `controller_id`: Kafka answers a random alive broker (clients cannot reach a KRaft
+  controller through it); pylog answers itself, as its Metadata does.
+- `cluster_authorized_operations` when asked (pylog/handlers/authorized_operations.py).
+"""
+
+from __future__ import annotations
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import DescribeClusterResponse
+from pylog.dispatch import Api
+from pylog.handlers import authorized_operations
+
+DESCRIBE_CLUSTER_KEY = 60
+UNKNOWN, BROKER, CONTROLLER = 0, 1, 2
+ENDPOINT_TYPE_NAMES = {BROKER: "BROKER", CONTROLLER: "CONTROLLER"}
+
+
+def apis(broker) -> list[Api]:
+    return [Api(DESCRIBE_CLUSTER_KEY, 0, 2, make_handler(broker))]
+
+
+def make_handler(broker):
+    async def handle(request, context) -> DescribeClusterResponse:
+        refusal = endpoint_type_refusal(request.endpoint_type, context.api_version)
+        if refusal is not None:
+            code, message = refusal
+            return DescribeClusterResponse(error_code=code, error_message=message)
+        listener = broker.config.listener_endpoint().listener_name
+        brokers = []
+        for registration in sorted(broker.metadata_image().brokers.values(), key=lambda b: b.broker_id):
+            endpoint = registration.endpoint(listener)
+            if endpoint is None or (registration.fenced and not request.include_fenced_brokers):
+                continue
+            brokers.append(DescribeClusterResponse.DescribeClusterBroker(
+                broker_id=registration.broker_id, host=endpoint.host, port=endpoint.port, rack=registration.rack,
+                is_fenced=registration.fenced))
+        controller_id = broker.node_id if any(b.broker_id == broker.node_id for b in brokers) else -1
+        return DescribeClusterResponse(
+            error_code=ErrorCode.NONE, error_message=None, endpoint_type=BROKER, cluster_id=broker.cluster_id,
+            controller_id=controller_id, brokers=brokers,
+            cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
+                                           else authorized_operations.OMITTED))
+
+    return handle
+
+
+def endpoint_type_refusal(endpoint_type: int, version: int) -> tuple[ErrorCode, str] | None:
+    if endpoint_type not in ENDPOINT_TYPE_NAMES:
+        return (ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+                f"Unsupported endpoint type {endpoint_type}")
+    if endpoint_type != BROKER:
+        return (ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+                f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+                f"{ENDPOINT_TYPE_NAMES[endpoint_type]}")
+    return None
