@@ -33,7 +33,6 @@ LACKS_DESCRIBE_GROUPS_V6 = (
     "pylog serves DescribeGroups up to v5: Kafka 4.1 answers a deleted group with GROUP_ID_NOT_FOUND "
     "(v6), and the tool says 'Group ... not found' instead of 'does not exist'")
 LACKS_LIST_GROUPS_V5 = "pylog serves ListGroups up to v4: --type needs v5 (group types); pylog's groups show as Unknown"
-LACKS_LIST_OFFSETS_V8 = "pylog serves ListOffsets up to v7: --time -4 (earliest local offset) needs v8"
 KAFKA_4_BROKER_CONFIGS = (
     "pylog's broker configs are not Kafka 4.1's: listeners/advertised.listeners do not report the bound "
     "port, and most of Kafka's broker configs are not described")
@@ -410,7 +409,6 @@ def test_get_offsets(on_both, both):
     on_both.compare("kafka-get-offsets.sh --topic-partitions", everything)
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_LIST_OFFSETS_V8)
 def test_get_offsets_earliest_local(on_both, both):
     topic = unique("offsets-local")
     create_topic(on_both, topic)
