@@ -19,8 +19,8 @@ becomes UNKNOWN_SERVER_ERROR, which is what Kafka's own clients do with a code n
 they know (`Errors.forCode`).
 
 Scope: -1 and 0..127 with no gaps, the table as of Kafka 3.9.0. Later releases add codes
-from 128 on (INVALID_REGULAR_EXPRESSION, REBOOTSTRAP_REQUIRED, ...); pylog speaks the 3.9
-protocol and does not send them. Two historical renames keep their codes: 6 was
+from 128 on (INVALID_REGULAR_EXPRESSION, REBOOTSTRAP_REQUIRED, ...), for features pylog does
+not have (KIP-848 regular expressions, rebootstrap); pylog does not send them. Two historical renames keep their codes: 6 was
 NOT_LEADER_FOR_PARTITION before Kafka 2.6 and -1 was UNKNOWN before Kafka 2.0; pylog
 uses the current names only.
 

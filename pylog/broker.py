@@ -86,6 +86,7 @@ from pylog.handlers import (
     configs as config_handlers,
     delete_records,
     describe_cluster,
+    describe_producers,
     describe_topic_partitions,
     fetch,
     find_coordinator,
@@ -193,6 +194,7 @@ class Broker:
             *log_dirs.apis(self),
             *describe_topic_partitions.apis(self),
             *describe_cluster.apis(self),
+            *describe_producers.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------
