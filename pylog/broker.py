@@ -87,6 +87,7 @@ from pylog.handlers import (
     delete_records,
     describe_cluster,
     describe_producers,
+    list_config_resources,
     describe_topic_partitions,
     fetch,
     find_coordinator,
@@ -195,6 +196,7 @@ class Broker:
             *describe_topic_partitions.apis(self),
             *describe_cluster.apis(self),
             *describe_producers.apis(self),
+            *list_config_resources.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------
