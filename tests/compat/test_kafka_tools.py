@@ -219,6 +219,18 @@ def test_consumer_groups_list_with_types(on_both):
                     lines=lambda r: [l for l in r.lines if l.startswith((group, "GROUP"))])
 
 
+def test_share_groups_list(on_both):
+    """kafka-share-groups.sh --list asks ListGroups v5 for type "share": neither broker has
+    share groups here, a consumer group is not one."""
+    topic, group = unique("share-list"), unique("group-not-share")
+    create_topic(on_both, topic)
+    on_both.run_checked("kafka-console-producer.sh", "--bootstrap-server", "{bootstrap}", "--topic", topic, stdin="a\n")
+    consume_in_group(on_both, topic, group, 1)
+    listed = on_both.run("kafka-share-groups.sh", "--bootstrap-server", "{bootstrap}", "--list")
+    on_both.compare("kafka-share-groups.sh --list", listed, stderr=True)
+    assert all(group not in result.lines for result in listed.values())
+
+
 class JoinedConsumer:
     """A kafka-python consumer that joins `group` and keeps polling in a thread."""
 
