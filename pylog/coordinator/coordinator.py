@@ -141,6 +141,8 @@ class ListedGroup:
 
 
 DEAD_SUMMARY = GroupSummary(GroupState.DEAD, "", "", ())
+# the type of every group this coordinator keeps (Kafka's "classic" protocol groups)
+CLASSIC_GROUP_TYPE = "classic"
 NO_SUMMARY = GroupSummary(None, "", "", ())
 
 
@@ -434,20 +436,24 @@ class GroupCoordinator:
             return error, NO_SUMMARY
         group = self.groups.get(group_id)
         if group is None:
-            return ErrorCode.NONE, DEAD_SUMMARY      # Kafka before DescribeGroups v6
+            return ErrorCode.GROUP_ID_NOT_FOUND, DEAD_SUMMARY
         return ErrorCode.NONE, group.summary()
 
-    def list_groups(self, states: Iterable[str] = ()) -> tuple[ErrorCode, list[ListedGroup]]:
+    def list_groups(self, states: Iterable[str] = (), types: Iterable[str] = ()) -> tuple[ErrorCode, list[ListedGroup]]:
         """The groups, or those in one of `states` (state names, any case, as ListGroups v4+
-        filters; a name that is no state matches nothing)."""
+        filters) and of one of `types` (group types, any case, ListGroups v5+). Every group
+        here is of type "classic"; a name that is no state or type matches nothing."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         if self.partitions.any_loading():
             return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []
-        wanted = {s.lower() for s in states}
+        wanted_states = {s.strip().lower() for s in states}
+        wanted_types = {t.lower() for t in types if t is not None}
+        if types and CLASSIC_GROUP_TYPE not in wanted_types:
+            return ErrorCode.NONE, []
         listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
-                  if g.state is not GroupState.DEAD and (not wanted or g.state.value.lower() in wanted)]
+                  if g.state is not GroupState.DEAD and (not wanted_states or g.state.value.lower() in wanted_states)]
         return ErrorCode.NONE, listed
 
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
@@ -504,9 +510,12 @@ class GroupCoordinator:
     # -- for the offsets side ----------------------------------------------------------
 
     def validate_offset_commit(self, group_id: str, generation_id: int, member_id: str,
-                               group_instance_id: str | None) -> ErrorCode:
+                               group_instance_id: str | None, api_version: int = 0) -> ErrorCode:
         """Kafka's checks on an OffsetCommit. A commit with generation -1 (and no member
-        id) into an unknown group creates it Empty, as Kafka's "simple consumer group"."""
+        id) into an unknown group creates it Empty, as Kafka's "simple consumer group"; a
+        generation >= 0 for an unknown group is GROUP_ID_NOT_FOUND from OffsetCommit v9
+        (`api_version`), ILLEGAL_GENERATION before. The generation is v9's member epoch
+        field; the rules are the classic group's whatever the version."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
         if group_id is None:
@@ -516,8 +525,8 @@ class GroupCoordinator:
             return error
         group = self.groups.get(group_id)
         if group is None:
-            if generation_id >= 0:
-                return ErrorCode.ILLEGAL_GENERATION     # a member of a generation we never had
+            if generation_id >= 0:   # a member of a generation this group never had
+                return ErrorCode.GROUP_ID_NOT_FOUND if api_version >= 9 else ErrorCode.ILLEGAL_GENERATION
             group = self.ensure_group(group_id)
         result = group.validate_offset_commit(member_id or "", group_instance_id, generation_id, self.clock())
         self._settle(group)

@@ -64,7 +64,8 @@ Stable — every member has its assignment.
                 JoinGroup from a follower with unchanged metadata returns the current
                 generation; a static member rejoining with an unknown member id takes its
                 old slot and assignment without a rebalance (if the protocol vote does not
-                change); offset commits of members of this generation are accepted.
+                change; were it the leader, JoinGroup v9+ tells it to skip the assignment,
+                older versions name the previous leader id); offset commits of members of this generation are accepted.
     transition: JoinGroup from the leader, or from a member with new metadata, a new
                 member, LeaveGroup, an expired session, a member that did not send
                 SyncGroup within the rebalance timeout => PreparingRebalance.
@@ -100,7 +101,7 @@ from __future__ import annotations
 
 import enum
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from protocol.error_codes import ErrorCode
@@ -183,6 +184,7 @@ class JoinRequest:
     client_host: str = ""
     require_known_member_id: bool = False              # JoinGroup v4+ from a dynamic member
     reason: str | None = None
+    supports_skip_assignment: bool = False             # JoinGroup v9+ (KIP-814)
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ class JoinResult:
     protocol_name: str | None = None
     leader: str = ""
     members: tuple[JoinedMember, ...] = ()
+    skip_assignment: bool = False                      # the leader keeps the current assignment
 
 
 @dataclass(frozen=True)
@@ -544,16 +547,23 @@ class ClassicGroup:
                                    f"(was {old_id}) in {self.state.value}")
         if self.state is GroupState.STABLE:
             if self.select_protocol() == self.protocol_name:
-                # No rebalance. The answer names the *previous* leader id: were the rejoining
-                # member the leader, it would otherwise run its assignor, and a Stable group
-                # would drop that assignment; this way it just syncs and gets its old one.
+                # No rebalance; the member syncs and gets its old assignment back. Were the
+                # rejoining member the leader and told so, it would run its assignor, and a
+                # Stable group would drop that assignment: a JoinGroup v9+ leader is told it
+                # leads (with the members) and to skip the assignment; an older one is
+                # answered the *previous* leader id, so that it does not see itself leading.
                 self._effects.record = self.to_record()
                 member.awaiting_join = None
                 self._awaiting_join -= 1
-                self._answer_join(ticket, JoinResult(
-                    ErrorCode.NONE, member_id=new_id, generation_id=self.generation_id,
-                    protocol_type=self.protocol_type, protocol_name=self.protocol_name,
-                    leader=current_leader or ""))
+                if request.supports_skip_assignment:
+                    leading = self.is_leader(new_id)
+                    result = self._join_result(member)
+                    self._answer_join(ticket, replace(result, skip_assignment=leading))
+                else:
+                    self._answer_join(ticket, JoinResult(
+                        ErrorCode.NONE, member_id=new_id, generation_id=self.generation_id,
+                        protocol_type=self.protocol_type, protocol_name=self.protocol_name,
+                        leader=current_leader or ""))
             else:
                 self._maybe_prepare_rebalance(now_ms, f"static member {new_id} changes the protocol vote")
         elif self.state is GroupState.COMPLETING_REBALANCE:

@@ -7,7 +7,9 @@ COORDINATOR_NOT_AVAILABLE (the client retries). When this broker is still loadin
 partition (just elected, or `__consumer_offsets` just created by this very request), the
 answer waits for the load, up to 5 s, so the group's next request finds it ready. Transactions have no coordinator in pylog
 yet: a transactional id gets this broker. v4+ asks for
-several keys at once (`coordinator_keys`) and gets one entry per key.
+several keys at once (`coordinator_keys`) and gets one entry per key. v5 only lets the
+client understand TRANSACTION_ABORTABLE (KIP-890), which this broker never answers here.
+v6 (share coordinator keys, KIP-932) is not served.
 
 Served even before a client uses groups: librdkafka switches LZ4 compression on only
 for brokers that advertise FindCoordinator (its feature map ties LZ4 to this API).

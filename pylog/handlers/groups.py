@@ -4,14 +4,21 @@
                                 v4+ dynamic members first get MEMBER_ID_REQUIRED with their
                                 id; v5+ group.instance.id (static membership); v7+ protocol
                                 type/name, null on errors; the member's client host is
-                                its address as Java prints it (`java_inet_address`)
+                                its address as Java prints it (`java_inet_address`); v8+
+                                a reason (Kafka only logs it); v9+ a static leader rejoining a Stable
+                                group is told it leads, with the members, and
+                                `skip_assignment` (KIP-814), where older versions answer it
+                                the previous leader id
     Heartbeat       (12) v0-4
-    LeaveGroup      (13) v0-4   v0-2 one member_id, the member's error at the top level;
+    LeaveGroup      (13) v0-5   v0-2 one member_id, the member's error at the top level;
                                 v3+ a batch of members (by member id or group.instance.id),
-                                one result each in `members`
+                                one result each in `members`; v5+ a reason per member
+                                (Kafka only logs it)
     SyncGroup       (14) v0-5   v5+ protocol type and name, both required
-    DescribeGroups  (15) v0-5   an unknown group is "Dead" with error NONE (Kafka before v6)
-    ListGroups      (16) v0-4   v4+ states filter (case-insensitive)
+    DescribeGroups  (15) v0-6   an unknown group is "Dead": error NONE before v6,
+                                GROUP_ID_NOT_FOUND with "Group <id> not found." v6+
+    ListGroups      (16) v0-5   v4+ states filter (case-insensitive); v5+ types filter
+                                (case-insensitive) and each group's type, "classic"
     DeleteGroups    (42) v0-2   Empty groups only (NON_EMPTY_GROUP otherwise); answered once
                                 the tombstones are replicated (the coordinator's
                                 `wait_replicated`)
@@ -40,6 +47,7 @@ from protocol.messages import (
     ListGroupsResponse,
     SyncGroupResponse,
 )
+from pylog.coordinator.coordinator import CLASSIC_GROUP_TYPE
 from pylog.coordinator.group import JoinRequest, SyncRequest
 from pylog.dispatch import Api
 
@@ -77,12 +85,12 @@ def java_inet_address(host: str) -> str:
 def apis(broker) -> list[Api]:
     """The group APIs, for `Broker._apis()`; handlers use `broker.group_coordinator`."""
     return [
-        Api(JOIN_GROUP_KEY, 0, 7, make_join_group_handler(broker)),
+        Api(JOIN_GROUP_KEY, 0, 9, make_join_group_handler(broker)),
         Api(HEARTBEAT_KEY, 0, 4, make_heartbeat_handler(broker)),
-        Api(LEAVE_GROUP_KEY, 0, 4, make_leave_group_handler(broker)),
+        Api(LEAVE_GROUP_KEY, 0, 5, make_leave_group_handler(broker)),
         Api(SYNC_GROUP_KEY, 0, 5, make_sync_group_handler(broker)),
-        Api(DESCRIBE_GROUPS_KEY, 0, 5, make_describe_groups_handler(broker)),
-        Api(LIST_GROUPS_KEY, 0, 4, make_list_groups_handler(broker)),
+        Api(DESCRIBE_GROUPS_KEY, 0, 6, make_describe_groups_handler(broker)),
+        Api(LIST_GROUPS_KEY, 0, 5, make_list_groups_handler(broker)),
         Api(DELETE_GROUPS_KEY, 0, 2, make_delete_groups_handler(broker)),
     ]
 
@@ -105,7 +113,8 @@ def make_join_group_handler(broker):
             client_id=context.client_id or "",
             client_host=java_inet_address(context.client_host),
             require_known_member_id=version >= 4 and instance_id is None,
-            reason=getattr(request, "reason", None),
+            reason=request.reason if version >= 8 else None,
+            supports_skip_assignment=version >= 9,
         )
         result = await broker.group_coordinator.join_group(request.group_id, join)
         if version >= 7:
@@ -115,6 +124,7 @@ def make_join_group_handler(broker):
         return JoinGroupResponse(
             error_code=result.error, generation_id=result.generation_id, protocol_type=protocol_type,
             protocol_name=protocol_name, leader=result.leader, member_id=result.member_id,
+            skip_assignment=result.skip_assignment,
             members=[JoinGroupResponse.JoinGroupResponseMember(member_id=m.member_id,
                                                                group_instance_id=m.group_instance_id,
                                                                metadata=m.metadata)
@@ -184,8 +194,14 @@ def make_describe_groups_handler(broker):
         described = []
         for group_id in request.groups:
             error, summary = broker.group_coordinator.describe_group(group_id)
+            message = None
+            if error == ErrorCode.GROUP_ID_NOT_FOUND:
+                if context.api_version >= 6:
+                    message = f"Group {group_id} not found."
+                else:
+                    error = ErrorCode.NONE
             described.append(DescribeGroupsResponse.DescribedGroup(
-                error_code=error, group_id=group_id,
+                error_code=error, error_message=message, group_id=group_id,
                 group_state=summary.state.value if summary.state is not None else "",
                 protocol_type=summary.protocol_type, protocol_data=summary.protocol_data,
                 members=[DescribeGroupsResponse.DescribedGroupMember(
@@ -202,10 +218,11 @@ def make_describe_groups_handler(broker):
 def make_list_groups_handler(broker):
     async def handle(request, context) -> ListGroupsResponse:
         states = request.states_filter if context.api_version >= 4 else []
-        error, groups = broker.group_coordinator.list_groups(states or [])
+        types = request.types_filter if context.api_version >= 5 else []
+        error, groups = broker.group_coordinator.list_groups(states or [], types or [])
         return ListGroupsResponse(error_code=error, groups=[
             ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type,
-                                           group_state=g.state.value)
+                                           group_state=g.state.value, group_type=CLASSIC_GROUP_TYPE)
             for g in groups])
 
     return handle

@@ -6,7 +6,8 @@ Without a transactional id every request gets a new producer id at epoch 0
 id and epoch (v3+, after a sequence error it cannot resolve, KIP-360): such a producer
 has no state on the coordinator to bump an epoch in, so Kafka's coordinator hands it a
 fresh id too. The id and epoch must be both -1 or both set: one without the other is
-INVALID_REQUEST.
+INVALID_REQUEST. v5 only lets a transactional client understand TRANSACTION_ABORTABLE
+(KIP-890): the idempotent answer is v4's.
 
 Transactional producers (a non-null transactional id) need the transaction
 coordinator, which pylog does not have yet: they get COORDINATOR_NOT_AVAILABLE.

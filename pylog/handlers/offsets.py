@@ -1,4 +1,4 @@
-"""OffsetCommit (key 8, v0-8), OffsetFetch (key 9, v0-8), OffsetDelete (key 47, v0).
+"""OffsetCommit (key 8, v0-9), OffsetFetch (key 9, v0-9), OffsetDelete (key 47, v0).
 
 The committed offsets live in `broker.offset_store` (`pylog.coordinator.offsets.OffsetStore`,
 `__consumer_offsets`); group membership checks come from the group coordinator
@@ -9,10 +9,12 @@ OffsetCommit, per partition, in this order:
   - a topic or partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION;
   - the group check, once for the whole request, answered on every remaining partition:
     `group_coordinator.validate_offset_commit(group_id, generation, member_id,
-    group_instance_id)` (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
+    group_instance_id, version)` (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
     FENCED_INSTANCE_ID, COORDINATOR_NOT_AVAILABLE...); a group it does not know accepts
     generation < 0 (a "simple" commit, which v0 always is) and answers generation >= 0
-    with ILLEGAL_GENERATION (Kafka's answer for an unknown group before OffsetCommit v9);
+    with ILLEGAL_GENERATION before v9, GROUP_ID_NOT_FOUND v9+. v9's
+    `generation_id_or_member_epoch` is the member epoch of KIP-848 consumer groups; every
+    group here is classic, so it is checked as the generation, as Kafka does;
   - metadata longer than `offset.metadata.max.bytes` (Java string length):
     OFFSET_METADATA_TOO_LARGE (the others are still stored);
   - the rest are written as one batch; a failed append answers every one of them with
@@ -28,10 +30,11 @@ OffsetCommit, per partition, in this order:
   metadata is stored as "".
 
 OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
-committed), v8 several groups. A group this broker does not coordinate
+committed), v8+ several groups; v9's member id and member epoch are KIP-848 consumer
+groups' and a classic group ignores them (Kafka's classic group checks nothing more). A group this broker does not coordinate
 (`coordinator_error`: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) gets Kafka's group
 error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
-topics, v8 on the group. A partition without a commit, or a group never seen,
+topics, v8+ on the group. A partition without a commit, or a group never seen,
 answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
 "blindly", whatever the group's state). Topics are not checked for existence. v7+
 `require_stable`: the answer waits until every write made so far for the group is
@@ -80,8 +83,8 @@ ACTIVE_STATES = frozenset({GroupState.STABLE, GroupState.PREPARING_REBALANCE, Gr
 def apis(broker) -> list[Api]:
     """The committed-offset APIs, for `Broker._apis()`."""
     return [
-        Api(OFFSET_COMMIT_KEY, 0, 8, make_offset_commit_handler(broker)),
-        Api(OFFSET_FETCH_KEY, 0, 8, make_offset_fetch_handler(broker)),
+        Api(OFFSET_COMMIT_KEY, 0, 9, make_offset_commit_handler(broker)),
+        Api(OFFSET_FETCH_KEY, 0, 9, make_offset_fetch_handler(broker)),
         Api(OFFSET_DELETE_KEY, 0, 0, make_offset_delete_handler(broker)),
     ]
 
@@ -116,7 +119,8 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
-    error = broker.group_coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id)
+    error = broker.group_coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id,
+                                                              version)
     if error != ErrorCode.NONE:
         for _, answer, _ in pending:
             answer.error_code = error

@@ -253,7 +253,9 @@ class Client:
             if group.error_code in RETRIABLE and time.monotonic() < deadline:
                 time.sleep(0.1)
                 continue
-            if group.error_code:
+            # a group that does not exist: "Dead" with no members, from DescribeGroups v6
+            # with GROUP_ID_NOT_FOUND
+            if group.error_code and group.error_code != ErrorCode.GROUP_ID_NOT_FOUND:
                 raise _error(group.error_code, f"DescribeGroups for {group_id!r}")
             return connection, group
 

@@ -488,14 +488,10 @@ def test_java_admin_list_offsets(admin_runs, compat_table):
     assert found == []
 
 
-# the answers that depend on API versions pylog does not serve (xfail tests below)
+# the answers that depend on ListGroups v5 (group type) and DescribeGroups v6 (a group that
+# does not exist): compared in their own tests below as well
 GROUP_TYPE_EVENTS = ("listConsumerGroups", "listGroups forConsumerGroups")
 DELETED_GROUP_EVENTS = ("describeConsumerGroups deleted", "describeConsumerGroups deleted (answer)")
-
-
-def comparable_group_events(run: JavaRun) -> list[dict]:
-    return [without(e, ["type"]) if e["event"] in GROUP_TYPE_EVENTS else e
-            for e in run.events if e["event"] not in DELETED_GROUP_EVENTS]
 
 
 def test_java_admin_consumer_groups(admin_runs, compat_table):
@@ -506,15 +502,8 @@ def test_java_admin_consumer_groups(admin_runs, compat_table):
     row = "Java Admin consumer groups: list/describe/offsets/alter/delete"
     record_failure_and_check(compat_table, row, runs)
     kafka, pylog = runs["kafka"], runs["pylog"]
-    found = differences(comparable_group_events(kafka), comparable_group_events(pylog))
-    notes = ["group type: kafka " + str(kafka.named("listConsumerGroups")[0]["type"]) + " / pylog "
-             + str(pylog.named("listConsumerGroups")[0]["type"]) + " (pylog serves ListGroups 0-4, no v5)",
-             "describeConsumerGroups of the deleted group: kafka "
-             + str(kafka.one("describeConsumerGroups deleted").get("error")) + " / pylog state "
-             + str(pylog.one("describeConsumerGroups deleted (answer)").get("groupState"))
-             + " (pylog lacks ConsumerGroupDescribe (69) and serves DescribeGroups 0-5, no v6)"]
-    record_row(compat_table, row, runs, found,
-               message_differences(comparable_group_events(kafka), comparable_group_events(pylog)), notes)
+    found = differences(kafka.events, pylog.events)
+    record_row(compat_table, row, runs, found, message_differences(kafka.events, pylog.events))
 
     member = {"clientId": None, "consumerIdStartsWithClientId": True, "groupInstanceId": None, "hostIsSet": True,
               "assignment": [0, 1], "targetAssignment": "none", "memberEpoch": None, "upgraded": None}
@@ -548,26 +537,19 @@ def test_java_admin_consumer_groups(admin_runs, compat_table):
         assert error_of(run, "deleteConsumerGroups again") == "GroupIdNotFoundException"
         assert run.one("listConsumerGroupOffsets after deleteConsumerGroups")["partitions"] == {}
 
-    # the version-dependent answers: each broker gives what its versions mean
-    assert {e["type"] for e in kafka.named("listConsumerGroups") if e["listed"]} == {"CLASSIC"}
-    assert {e["type"] for e in pylog.named("listConsumerGroups") if e["listed"]} == {None}
-    assert error_of(kafka, "describeConsumerGroups deleted") == "GroupIdNotFoundException"
-    dead = pylog.one("describeConsumerGroups deleted (answer)")
-    assert (dead["groupState"], dead["members"]) == ("DEAD", []), "DescribeGroups v5's answer for no group"
+    # the version-dependent answers: ListGroups v5's group type, DescribeGroups v6's error
+    for name, run in runs.items():
+        assert {e["type"] for e in run.named("listConsumerGroups") if e["listed"]} == {"CLASSIC"}, name
+        assert error_of(run, "describeConsumerGroups deleted") == "GroupIdNotFoundException", name
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="pylog serves ListGroups 0-4: without v5 (KIP-848) the Admin client "
-                   "gets no group type (Kafka: CLASSIC)")
 def test_java_admin_list_groups_type(admin_runs):
     runs = admin_runs("groups")
     for event in GROUP_TYPE_EVENTS:
         assert [e["type"] for e in runs["pylog"].named(event)] == [e["type"] for e in runs["kafka"].named(event)]
 
 
-@pytest.mark.xfail(strict=True, reason="pylog lacks ConsumerGroupDescribe (key 69) and serves DescribeGroups 0-5 "
-                   "(no v6): describeConsumerGroups of a deleted group answers state DEAD where Kafka answers "
-                   "GroupIdNotFoundException")
 def test_java_admin_describe_deleted_group(admin_runs):
     runs = admin_runs("groups")
     for event in DELETED_GROUP_EVENTS:

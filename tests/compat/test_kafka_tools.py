@@ -29,10 +29,6 @@ GROUPS = "kafka-consumer-groups.sh"
 CONFIGS = "kafka-configs.sh"
 
 # Differences that wait for APIs or Kafka 4 behaviour pylog does not have yet.
-LACKS_DESCRIBE_GROUPS_V6 = (
-    "pylog serves DescribeGroups up to v5: Kafka 4.1 answers a deleted group with GROUP_ID_NOT_FOUND "
-    "(v6), and the tool says 'Group ... not found' instead of 'does not exist'")
-LACKS_LIST_GROUPS_V5 = "pylog serves ListGroups up to v4: --type needs v5 (group types); pylog's groups show as Unknown"
 KAFKA_4_BROKER_CONFIGS = (
     "pylog's broker configs are not Kafka 4.1's: listeners/advertised.listeners do not report the bound "
     "port, and most of Kafka's broker configs are not described")
@@ -205,7 +201,6 @@ def test_consumer_groups_describe_reset_and_delete(on_both, both):
     on_both.compare("kafka-consumer-groups.sh --delete", deleted)
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_DESCRIBE_GROUPS_V6)
 def test_consumer_groups_describe_a_deleted_group(on_both):
     group = unique("group-gone")
     described = on_both.run(GROUPS, "--bootstrap-server", "{bootstrap}", "--describe", "--group", group)
@@ -213,7 +208,6 @@ def test_consumer_groups_describe_a_deleted_group(on_both):
                     lines=lambda r: [l for l in r.lines + r.stderr.splitlines()[:1] if l.strip()])
 
 
-@pytest.mark.xfail(strict=True, reason=LACKS_LIST_GROUPS_V5)
 def test_consumer_groups_list_with_types(on_both):
     topic, group = unique("groups-type"), unique("group-type")
     create_topic(on_both, topic)
@@ -222,6 +216,18 @@ def test_consumer_groups_list_with_types(on_both):
     listed = on_both.run(GROUPS, "--bootstrap-server", "{bootstrap}", "--list", "--type")
     on_both.compare("kafka-consumer-groups.sh --list --type", listed,
                     lines=lambda r: [l for l in r.lines if l.startswith((group, "GROUP"))])
+
+
+def test_share_groups_list(on_both):
+    """kafka-share-groups.sh --list asks ListGroups v5 for type "share": neither broker has
+    share groups here, a consumer group is not one."""
+    topic, group = unique("share-list"), unique("group-not-share")
+    create_topic(on_both, topic)
+    on_both.run_checked("kafka-console-producer.sh", "--bootstrap-server", "{bootstrap}", "--topic", topic, stdin="a\n")
+    consume_in_group(on_both, topic, group, 1)
+    listed = on_both.run("kafka-share-groups.sh", "--bootstrap-server", "{bootstrap}", "--list")
+    on_both.compare("kafka-share-groups.sh --list", listed, stderr=True)
+    assert all(group not in result.lines for result in listed.values())
 
 
 class JoinedConsumer:

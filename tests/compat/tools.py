@@ -27,6 +27,7 @@ TOOLS = {
     "kafka-console-producer.sh": "org.apache.kafka.tools.ConsoleProducer",
     "kafka-console-consumer.sh": "org.apache.kafka.tools.consumer.ConsoleConsumer",
     "kafka-consumer-groups.sh": "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+    "kafka-share-groups.sh": "org.apache.kafka.tools.consumer.group.ShareGroupCommand",
     "kafka-configs.sh": "kafka.admin.ConfigCommand",
     "kafka-get-offsets.sh": "org.apache.kafka.tools.GetOffsetShell",
     "kafka-delete-records.sh": "org.apache.kafka.tools.DeleteRecordsCommand",

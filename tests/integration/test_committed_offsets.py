@@ -4,8 +4,8 @@
   restarted (`EmbeddedBroker.restart()`); `committed()` gives the offsets back.
 - The commits are in `__consumer_offsets`, partition abs(hashCode(group)) % 50, in Kafka's
   record formats: read with a plain kafka-python consumer and taken apart with `struct`.
-- Raw requests for every served version (OffsetCommit v0-8, OffsetFetch v0-8 including the
-  v8 multi-group shape and "all partitions" when topics is null) and for the error codes
+- Raw requests for every served version (OffsetCommit v0-9, OffsetFetch v0-9 including the
+  v8+ multi-group shape and "all partitions" when topics is null) and for the error codes
   clients hide: UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE, ILLEGAL_GENERATION,
   UNKNOWN_MEMBER_ID, GROUP_ID_NOT_FOUND, GROUP_SUBSCRIBED_TO_TOPIC.
 
@@ -285,7 +285,7 @@ def fetch_single(client, version, group, topics):
             for t in response.topics for p in t.partitions}
 
 
-@pytest.mark.parametrize("version", range(0, 9))
+@pytest.mark.parametrize("version", range(0, 10))
 def test_offset_commit_and_fetch_at_every_version(embedded, version):
     embedded.call(lambda: embedded.broker.create_topic("raw", 2))
     group = f"raw-v{version}"
@@ -293,7 +293,7 @@ def test_offset_commit_and_fetch_at_every_version(embedded, version):
         response = client.request(8, version, commit_request(group, {("raw", 0): (5, "m5", 3, -1),
                                                                      ("raw", 1): (6, None, -1, -1)}))
         assert commit_errors(response) == {("raw", 0): ErrorCode.NONE, ("raw", 1): ErrorCode.NONE}
-        for fetch_version in range(0, 9):
+        for fetch_version in range(0, 10):
             if fetch_version >= 8:
                 request = OffsetFetchRequest(groups=[FetchGroup(group_id=group, topics=[
                     FetchTopics(name="raw", partition_indexes=[0, 1, 2])])])
@@ -331,6 +331,9 @@ def test_offset_commit_errors(embedded):
         response = client.request(8, 8, commit_request("no-such-group", {("errs", 0): (1, "", -1, -1)},
                                                        generation=3, member_id="m-1"))
         assert commit_errors(response) == {("errs", 0): ErrorCode.ILLEGAL_GENERATION}
+        response = client.request(8, 9, commit_request("no-such-group", {("errs", 0): (1, "", -1, -1)},
+                                                       generation=3, member_id="m-1"))
+        assert commit_errors(response) == {("errs", 0): ErrorCode.GROUP_ID_NOT_FOUND}    # from v9
         assert fetch_single(client, 7, "no-such-group", {"errs": [0]}) == {("errs", 0): (-1, "", -1, 0)}
 
 

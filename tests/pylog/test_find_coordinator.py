@@ -22,9 +22,10 @@ def test_one_coordinator_below_v4(kafka_broker, version):
         assert response.error_message == "NONE"
 
 
-def test_one_entry_per_key_from_v4(kafka_broker):
+@pytest.mark.parametrize("version", [4, 5])
+def test_one_entry_per_key_from_v4(kafka_broker, version):
     client = RawClient(kafka_broker.bootstrap_servers)
-    response = client.request(10, 4, FindCoordinatorRequest(key_type=1, coordinator_keys=["t1", "t2"]))
+    response = client.request(10, version, FindCoordinatorRequest(key_type=1, coordinator_keys=["t1", "t2"]))
     assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [
         ("t1", ErrorCode.NONE, None, 1), ("t2", ErrorCode.NONE, None, 1)]
 

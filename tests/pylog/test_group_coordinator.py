@@ -519,7 +519,7 @@ def test_list_and_describe():
         ("stable", "consumer", GroupState.STABLE)]
     assert sorted(g.group_id for g in filtered) == ["empty", "stable"]
     assert d_error == ErrorCode.NONE and (stable.state, stable.protocol_data) == (GroupState.STABLE, "range")
-    assert u_error == ErrorCode.NONE and (unknown.state, unknown.members) == (GroupState.DEAD, ())
+    assert u_error == ErrorCode.GROUP_ID_NOT_FOUND and (unknown.state, unknown.members) == (GroupState.DEAD, ())
 
 
 # ---------------------------------------------------------------------------------------
@@ -548,7 +548,7 @@ async def call(table, api_key: int, version: int, request, client_id: str = "cli
 
 def test_advertised_versions():
     table = {api.key: (api.min_version, api.max_version) for api in group_handlers.apis(handler_broker(None))}
-    assert table == {11: (0, 7), 12: (0, 4), 13: (0, 4), 14: (0, 5), 15: (0, 5), 16: (0, 4), 42: (0, 2)}
+    assert table == {11: (0, 9), 12: (0, 4), 13: (0, 5), 14: (0, 5), 15: (0, 6), 16: (0, 5), 42: (0, 2)}
 
 
 def join_body(member_id="", instance=None, session_ms=SESSION):
@@ -557,7 +557,7 @@ def join_body(member_id="", instance=None, session_ms=SESSION):
                             protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"m")])
 
 
-@pytest.mark.parametrize("version", range(0, 8))
+@pytest.mark.parametrize("version", range(0, 10))
 def test_join_sync_heartbeat_leave_at_every_version(version):
     async def scenario():
         coordinator, _ = make_coordinator()
@@ -569,6 +569,7 @@ def test_join_sync_heartbeat_leave_at_every_version(version):
         assert join.error_code == ErrorCode.NONE and join.generation_id == 1
         assert join.protocol_name == "range" and join.leader == join.member_id
         assert join.protocol_type == ("consumer" if version >= 7 else None)
+        assert join.skip_assignment is False
         assert [(m.member_id, bytes(m.metadata)) for m in join.members] == [(join.member_id, b"m")]
         if version == 0:
             assert coordinator.group("g").members[join.member_id].rebalance_timeout_ms == SESSION
@@ -585,10 +586,10 @@ def test_join_sync_heartbeat_leave_at_every_version(version):
         stale = await call(table, 12, min(version, 4),
                            HeartbeatRequest(group_id="g", generation_id=0, member_id=join.member_id))
         assert stale.error_code == ErrorCode.ILLEGAL_GENERATION
-        leave_version = min(version, 4)
+        leave_version = min(version, 5)
         if leave_version >= 3:
             leave = LeaveGroupRequest(group_id="g", members=[
-                LeaveGroupRequest.MemberIdentity(member_id=join.member_id),
+                LeaveGroupRequest.MemberIdentity(member_id=join.member_id, reason="done"),
                 LeaveGroupRequest.MemberIdentity(member_id="ghost")])
         else:
             leave = LeaveGroupRequest(group_id="g", member_id=join.member_id)
@@ -627,7 +628,7 @@ def test_sync_v5_without_protocol_type_is_inconsistent():
     assert run(scenario).error_code == ErrorCode.INCONSISTENT_GROUP_PROTOCOL
 
 
-@pytest.mark.parametrize("version", range(0, 6))
+@pytest.mark.parametrize("version", range(0, 7))
 def test_describe_groups(version):
     async def scenario():
         coordinator, _ = make_coordinator()
@@ -643,12 +644,17 @@ def test_describe_groups(version):
     member = known.members[0]
     assert (member.client_id, member.client_host, bytes(member.member_metadata), bytes(member.member_assignment)) == (
         "c0", "/127.0.0.1", b"meta", member.member_id.encode())
-    assert (unknown.error_code, unknown.group_state, unknown.members) == (ErrorCode.NONE, "Dead", [])
+    assert (unknown.group_state, unknown.members) == ("Dead", [])
+    if version >= 6:
+        assert (unknown.error_code, unknown.error_message) == (ErrorCode.GROUP_ID_NOT_FOUND, "Group unknown not found.")
+        assert known.error_message is None
+    else:
+        assert unknown.error_code == ErrorCode.NONE
     if version >= 3:
         assert known.authorized_operations == (1 << 3) | (1 << 6) | (1 << 8)
 
 
-@pytest.mark.parametrize("version", range(0, 5))
+@pytest.mark.parametrize("version", range(0, 6))
 def test_list_groups(version):
     async def scenario():
         coordinator, _ = make_coordinator()
@@ -663,6 +669,23 @@ def test_list_groups(version):
         assert listed == [("empty", "")] and response.groups[0].group_state == "Empty"
     else:
         assert listed == [("empty", ""), ("stable", "consumer")]
+    if version >= 5:
+        assert {g.group_type for g in response.groups} == {"classic"}
+
+
+@pytest.mark.parametrize("types, listed", [([], ["empty", "stable"]), (["Classic"], ["empty", "stable"]),
+                                           (["consumer"], []), (["share", "streams"], []), (["nonsense"], [])])
+def test_list_groups_v5_types_filter(types, listed):
+    async def scenario():
+        coordinator, _ = make_coordinator()
+        await form_stable(coordinator, 1, group="stable")
+        coordinator.validate_offset_commit("empty", -1, "", None)
+        table = handlers(coordinator)
+        return await call(table, 16, 5, ListGroupsRequest(types_filter=types))
+
+    response = run(scenario)
+    assert response.error_code == ErrorCode.NONE
+    assert sorted(g.group_id for g in response.groups) == listed
 
 
 @pytest.mark.parametrize("version", range(0, 3))
@@ -687,3 +710,31 @@ def test_offsets_expiry_removes_only_empty_groups():
                 coordinator.maybe_remove_empty_group("unknown"), coordinator.group_state("idle"))
 
     assert run(scenario) == (False, True, False, None)
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_static_leader_rejoining_stable_group(version):
+    """KIP-814: from JoinGroup v9 the static leader coming back with an unknown member id
+    is told it leads, with the members, and to skip the assignment; before, it is
+    answered the previous leader id and no members."""
+    async def scenario():
+        coordinator, _ = make_coordinator()
+        table = handlers(coordinator)
+        first = await call(table, 11, version, join_body(instance="i-1"), client_id="kp")
+        sync = SyncGroupRequest(group_id="g", generation_id=first.generation_id, member_id=first.member_id,
+                                group_instance_id="i-1", protocol_type="consumer", protocol_name="range",
+                                assignments=[SyncGroupRequest.SyncGroupRequestAssignment(
+                                    member_id=first.member_id, assignment=b"mine")])
+        assert (await call(table, 14, 5, sync)).error_code == ErrorCode.NONE
+        again = await call(table, 11, version, join_body(instance="i-1"), client_id="kp")
+        return first, again, coordinator.group_state("g")
+
+    first, again, state = run(scenario)
+    assert again.error_code == ErrorCode.NONE and again.member_id != first.member_id
+    assert again.generation_id == first.generation_id and state is GroupState.STABLE
+    if version >= 9:
+        assert again.skip_assignment is True and again.leader == again.member_id
+        assert [(m.member_id, m.group_instance_id, bytes(m.metadata)) for m in again.members] == [
+            (again.member_id, "i-1", b"m")]
+    else:
+        assert again.skip_assignment is False and again.leader == first.member_id and again.members == []

@@ -52,7 +52,7 @@ def test_two_requests_get_two_ids(kafka_broker):
     assert first >= 0 and second >= 0 and first != second
 
 
-@pytest.mark.parametrize("version", [3, 4])
+@pytest.mark.parametrize("version", [3, 4, 5])
 def test_a_request_carrying_its_id_and_epoch_still_gets_a_new_id(kafka_broker, version):
     client = RawClient(kafka_broker.bootstrap_servers)
     current = new_id(client)
