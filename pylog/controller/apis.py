@@ -85,7 +85,7 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
 
 
 CONTROLLER_API_VERSIONS = {   # key -> (min, max) served
-    62: (0, 4), 63: (0, 1), 64: (0, 0), 56: (0, 3), 43: (0, 2), 45: (0, 0), 46: (0, 0),
+    62: (0, 4), 63: (0, 1), 64: (0, 0), 56: (0, 3), 43: (0, 2), 45: (0, 1), 46: (0, 0),
     19: (0, 7), 20: (0, 6), 37: (0, 3), 44: (0, 1), 33: (0, 2), 67: (0, 0),
 }
 

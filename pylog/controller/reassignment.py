@@ -1,4 +1,4 @@
-"""Moving a partition's replicas: AlterPartitionReassignments v0 and
+"""Moving a partition's replicas: AlterPartitionReassignments v0-1 and
 ListPartitionReassignments v0 (Kafka's `ReplicationControlManager` reassignment rules).
 
 A reassignment to target replicas T of a partition with replicas R:
@@ -20,7 +20,10 @@ ISR, which is an unclean election and needs `unclean.leader.election.enable`.
 Errors (per partition, Kafka's messages): unknown topic or partition
 UNKNOWN_TOPIC_OR_PARTITION; cancelling with nothing in progress NO_REASSIGNMENT_IN_PROGRESS;
 an empty target, a broker that is not registered, a broker twice, or a cancel that would
-need an unclean election it may not have INVALID_REPLICA_ASSIGNMENT. Each partition
+need an unclean election it may not have INVALID_REPLICA_ASSIGNMENT; with v1's
+`allow_replication_factor_change` false (KIP-860), a target with another number of replicas
+than the partition has (or will have, once the reassignment in progress is done)
+INVALID_REPLICATION_FACTOR. The answer echoes that flag. Each partition
 succeeds or fails on its own; the records of those that succeed commit as one batch.
 Pure over the image: the reassignment's state is the registration's adding/removing
 replicas, so it survives a controller restart through the log.
@@ -55,7 +58,8 @@ class ReassignmentError(Exception):
 
 def alter_partition_reassignments(image: MetadataImage, request, version: int, *,
                                   unclean_default: bool = False) -> ControllerResult:
-    response = AlterPartitionReassignmentsResponse(error_message=None)
+    allow_rf_change = request.allow_replication_factor_change
+    response = AlterPartitionReassignmentsResponse(error_message=None, allow_replication_factor_change=allow_rf_change)
     records = []
     for topic in request.topics:
         topic_response = ReassignableTopicResponse(name=topic.name)
@@ -64,7 +68,8 @@ def alter_partition_reassignments(image: MetadataImage, request, version: int, *
             error, message = ErrorCode.NONE, None
             try:
                 change = alter_partition_reassignment(image, topic.name, target.partition_index,
-                                                      target.replicas, unclean_default=unclean_default)
+                                                      target.replicas, unclean_default=unclean_default,
+                                                      allow_rf_change=allow_rf_change)
                 if change is not None:
                     records.append(change)
             except ReassignmentError as e:
@@ -75,7 +80,8 @@ def alter_partition_reassignments(image: MetadataImage, request, version: int, *
 
 
 def alter_partition_reassignment(image: MetadataImage, topic_name: str, partition_id: int,
-                                 target_replicas: list[int] | None, *, unclean_default: bool = False):
+                                 target_replicas: list[int] | None, *, unclean_default: bool = False,
+                                 allow_rf_change: bool = True):
     """The (record, version) that starts, changes or cancels (target None) one partition's
     reassignment, None if nothing changes; raises ReassignmentError."""
     topic = image.topics_by_name.get(topic_name)
@@ -109,6 +115,8 @@ def alter_partition_reassignment(image: MetadataImage, topic_name: str, partitio
                                       target_replicas=replicas, target_adding=[], target_removing=[],
                                       **common)
     validate_assignment(image, list(target_replicas))
+    if not allow_rf_change:
+        check_replication_factor_unchanged(partition, target_replicas)
     target = list(target_replicas)
     removing = sorted(set(partition.replicas) - set(target))
     adding = sorted(set(target) - set(partition.replicas))
@@ -117,6 +125,18 @@ def alter_partition_reassignment(image: MetadataImage, topic_name: str, partitio
         partition, topic.topic_id, partition_id,
         target_replicas=replicas if replicas != list(partition.replicas) else None,
         target_removing=removing or None, target_adding=adding or None, **common)
+
+
+def check_replication_factor_unchanged(partition, target_replicas: list[int]) -> None:
+    """KIP-860: with `allow_replication_factor_change` false, the target must have as many
+    replicas as the partition will have once its reassignment in progress, if any, is done."""
+    if reassignment_in_progress(partition):
+        current = len((set(partition.replicas) | set(partition.adding_replicas)) - set(partition.removing_replicas))
+    else:
+        current = len(partition.replicas)
+    if current != len(target_replicas):
+        raise ReassignmentError(ErrorCode.INVALID_REPLICATION_FACTOR,
+                                f"The replication factor is changed from {current} to {len(target_replicas)}")
 
 
 def validate_assignment(image: MetadataImage, replicas: list[int]) -> None:

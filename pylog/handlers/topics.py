@@ -42,7 +42,7 @@ def apis(broker) -> list[Api]:
         Api(DELETE_TOPICS_KEY, 0, 5, forwarding_handler(broker, _delete_topics_failed)),
         Api(CREATE_PARTITIONS_KEY, 0, 3, forwarding_handler(broker, _create_partitions_failed)),
         Api(ELECT_LEADERS_KEY, 0, 2, forwarding_handler(broker, _elect_leaders_failed)),
-        Api(ALTER_PARTITION_REASSIGNMENTS_KEY, 0, 0, forwarding_handler(broker, _reassignments_failed)),
+        Api(ALTER_PARTITION_REASSIGNMENTS_KEY, 0, 1, forwarding_handler(broker, _reassignments_failed)),
         Api(LIST_PARTITION_REASSIGNMENTS_KEY, 0, 0, forwarding_handler(broker, _list_reassignments_failed)),
     ]
 

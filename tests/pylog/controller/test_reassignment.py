@@ -26,10 +26,11 @@ def cluster():
     return c
 
 
-def reassign(c, index, replicas, topic="t"):
-    request = AlterPartitionReassignmentsRequest(topics=[ReassignableTopic(
-        name=topic, partitions=[ReassignablePartition(partition_index=index, replicas=replicas)])])
-    response = c.commit(alter_partition_reassignments(c.image, request, 0))
+def reassign(c, index, replicas, topic="t", allow_rf_change=True):
+    request = AlterPartitionReassignmentsRequest(allow_replication_factor_change=allow_rf_change, topics=[
+        ReassignableTopic(name=topic, partitions=[ReassignablePartition(partition_index=index, replicas=replicas)])])
+    response = c.commit(alter_partition_reassignments(c.image, request, 1))
+    assert response.allow_replication_factor_change == allow_rf_change
     one = response.responses[0].partitions[0]
     return one.error_code, one.error_message
 
@@ -108,3 +109,15 @@ def test_complete_reassignments_sweeps_what_is_ready():
     assert complete_reassignments(c.image) == []
     expand_isr(c, 0, [1, 2, 3])          # completes inside the ISR change
     assert c.partition("t").adding_replicas == () and c.partition("t").replicas == (1, 2, 3)
+
+
+def test_a_replication_factor_change_is_refused_unless_allowed():
+    c = cluster()
+    assert reassign(c, 0, [1, 2, 3], allow_rf_change=False) == (
+        ErrorCode.INVALID_REPLICATION_FACTOR, "The replication factor is changed from 2 to 3")
+    assert c.partition("t").replicas == (1, 2)
+    assert reassign(c, 0, [3, 4], allow_rf_change=False) == (ErrorCode.NONE, None)
+    # in progress: replicas (3, 4, 1, 2), of which 1 and 2 are leaving: the factor is still 2
+    assert reassign(c, 0, [4], allow_rf_change=False) == (
+        ErrorCode.INVALID_REPLICATION_FACTOR, "The replication factor is changed from 2 to 1")
+    assert reassign(c, 1, [2, 3, 4]) == (ErrorCode.NONE, None)
