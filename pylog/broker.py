@@ -85,6 +85,7 @@ from pylog.handlers import (
     api_versions,
     configs as config_handlers,
     delete_records,
+    describe_client_quotas,
     describe_cluster,
     describe_producers,
     list_config_resources,
@@ -197,6 +198,7 @@ class Broker:
             *describe_cluster.apis(self),
             *describe_producers.apis(self),
             *list_config_resources.apis(self),
+            *describe_client_quotas.apis(self),
         ]
 
     # -- lifecycle ---------------------------------------------------------------------

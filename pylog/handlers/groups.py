@@ -50,6 +50,7 @@ from protocol.messages import (
 from pylog.coordinator.coordinator import CLASSIC_GROUP_TYPE
 from pylog.coordinator.group import JoinRequest, SyncRequest
 from pylog.dispatch import Api
+from pylog.handlers import authorized_operations
 
 JOIN_GROUP_KEY = 11
 HEARTBEAT_KEY = 12
@@ -59,10 +60,6 @@ DESCRIBE_GROUPS_KEY = 15
 LIST_GROUPS_KEY = 16
 DELETE_GROUPS_KEY = 42
 
-# AclOperation codes READ (3), DELETE (6), DESCRIBE (8): what a group allows without an
-# authorizer, for DescribeGroups v3+ `include_authorized_operations`.
-GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
-AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 
 
 def java_inet_address(host: str) -> str:
@@ -208,8 +205,9 @@ def make_describe_groups_handler(broker):
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                     client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
                     for m in summary.members],
-                authorized_operations=(GROUP_AUTHORIZED_OPERATIONS if include_operations
-                                       else AUTHORIZED_OPERATIONS_OMITTED)))
+                # Kafka tells the operations of a group found (error NONE) only
+                authorized_operations=(authorized_operations.GROUP if include_operations and error == ErrorCode.NONE
+                                       else authorized_operations.OMITTED)))
         return DescribeGroupsResponse(groups=described)
 
     return handle

@@ -39,7 +39,7 @@ def apis(broker) -> list[Api]:
     """The forwarded admin APIs, for `Broker._apis()`."""
     return [
         Api(CREATE_TOPICS_KEY, 0, 7, forwarding_handler(broker, _create_topics_failed)),
-        Api(DELETE_TOPICS_KEY, 0, 5, forwarding_handler(broker, _delete_topics_failed)),
+        Api(DELETE_TOPICS_KEY, 0, 6, forwarding_handler(broker, _delete_topics_failed)),
         Api(CREATE_PARTITIONS_KEY, 0, 3, forwarding_handler(broker, _create_partitions_failed)),
         Api(ELECT_LEADERS_KEY, 0, 2, forwarding_handler(broker, _elect_leaders_failed)),
         Api(ALTER_PARTITION_REASSIGNMENTS_KEY, 0, 1, forwarding_handler(broker, _reassignments_failed)),
