@@ -187,7 +187,7 @@ class Broker:
             Api(2, 0, 10, list_offsets.make_handler(self)),
             Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
             Api(22, 0, 5, init_producer_id.make_handler(self)),
-            Api(10, 0, 5, find_coordinator.make_handler(self)),
+            Api(10, 0, 6, find_coordinator.make_handler(self)),
             *topic_handlers.apis(self),
             *config_handlers.apis(self),
             *group_handlers.apis(self),

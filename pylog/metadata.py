@@ -142,10 +142,15 @@ def read_directory_id(log_dir: Path) -> uuid.UUID | None:
         for line in (Path(log_dir) / META_PROPERTIES).read_text(encoding="utf-8").splitlines():
             if line.startswith("directory.id="):
                 encoded = line.split("=", 1)[1].strip()
-                return uuid.UUID(bytes=base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+                return parse_kafka_uuid(encoded)
     except (OSError, ValueError):
         return None
     return None
+
+
+def parse_kafka_uuid(text: str) -> uuid.UUID:
+    """A Uuid from Kafka's text (base64url, unpadded); ValueError when it is not one."""
+    return uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
 
 
 def kafka_uuid_text(value: uuid.UUID) -> str:
@@ -163,7 +168,7 @@ def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("topic_id:"):
                 encoded = line.split(":", 1)[1].strip()
-                return uuid.UUID(bytes=base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+                return parse_kafka_uuid(encoded)
     except (OSError, ValueError):
         return None
     return None

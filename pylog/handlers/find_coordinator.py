@@ -9,7 +9,10 @@ answer waits for the load, up to 5 s, so the group's next request finds it ready
 yet: a transactional id gets this broker. v4+ asks for
 several keys at once (`coordinator_keys`) and gets one entry per key. v5 only lets the
 client understand TRANSACTION_ABORTABLE (KIP-890), which this broker never answers here.
-v6 (share coordinator keys, KIP-932) is not served.
+v6 adds share coordinator keys (key_type 2, "groupId:topicId:partition", KIP-932): before
+v6, or malformed, INVALID_REQUEST as in Kafka; a well-formed one COORDINATOR_NOT_AVAILABLE,
+since pylog has no share coordinator (Kafka would create `__share_group_state` and answer
+its leader). From v4 the entries carry no error message, as Kafka's.
 
 Served even before a client uses groups: librdkafka switches LZ4 compression on only
 for brokers that advertise FindCoordinator (its feature map ties LZ4 to this API).
@@ -25,10 +28,12 @@ from protocol.messages import FindCoordinatorResponse
 
 from pylog.coordinator.offsets import OFFSETS_TOPIC
 from pylog.coordinator.partitions import LoadState
+from pylog.metadata import parse_kafka_uuid
 
 log = logging.getLogger("pylog.find_coordinator")
 
-GROUP, TRANSACTION = 0, 1
+GROUP, TRANSACTION, SHARE = 0, 1, 2
+SHARE_KEY_VERSION = 6
 LOAD_WAIT_S = 5.0
 
 
@@ -44,10 +49,14 @@ def make_handler(broker):
             keys = request.coordinator_keys if context.api_version >= 4 else [request.key]
             await wait_loaded(broker, keys)
         host, port = broker.advertised_address()
-        if context.api_version >= 4:
-            coordinators = [coordinator(broker, key, request.key_type, host, port) for key in request.coordinator_keys]
+        version = context.api_version
+        if version >= 4:
+            coordinators = [coordinator(broker, key, request.key_type, host, port, version)
+                            for key in request.coordinator_keys]
+            for entry in coordinators:
+                entry.error_message = None
             return FindCoordinatorResponse(coordinators=coordinators)
-        entry = coordinator(broker, request.key, request.key_type, host, port)
+        entry = coordinator(broker, request.key, request.key_type, host, port, version)
         # below v4 Kafka puts the error's name in the message, success included: "NONE"
         message = "NONE" if entry.error_code == ErrorCode.NONE else entry.error_message
         return FindCoordinatorResponse(error_code=entry.error_code, error_message=message,
@@ -56,7 +65,11 @@ def make_handler(broker):
     return handle
 
 
-def coordinator(broker, key: str, key_type: int, host: str, port: int) -> FindCoordinatorResponse.Coordinator:
+def coordinator(broker, key: str, key_type: int, host: str, port: int,
+                version: int) -> FindCoordinatorResponse.Coordinator:
+    if key_type == SHARE and version >= SHARE_KEY_VERSION and is_share_partition_key(key):
+        return FindCoordinatorResponse.Coordinator(key=key, node_id=-1, host="", port=-1,
+                                                   error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     if key_type not in (GROUP, TRANSACTION):
         return FindCoordinatorResponse.Coordinator(key=key, node_id=-1, host="", port=-1,
                                                    error_code=ErrorCode.INVALID_REQUEST,
@@ -70,6 +83,19 @@ def coordinator(broker, key: str, key_type: int, host: str, port: int) -> FindCo
         node_id, host, port = leader
     return FindCoordinatorResponse.Coordinator(key=key, node_id=node_id if key_type == GROUP else broker.node_id,
                                                host=host, port=port, error_code=ErrorCode.NONE, error_message=None)
+
+
+def is_share_partition_key(key: str) -> bool:
+    """Kafka's SharePartitionKey.validate: "groupId:topicId:partition"."""
+    parts = key.split(":")
+    if len(parts) != 3 or not parts[0].strip():
+        return False
+    try:
+        parse_kafka_uuid(parts[1])
+        int(parts[2])
+    except ValueError:
+        return False
+    return True
 
 
 async def wait_loaded(broker, group_ids, timeout_s: float = LOAD_WAIT_S) -> None:

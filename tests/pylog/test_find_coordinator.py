@@ -22,7 +22,7 @@ def test_one_coordinator_below_v4(kafka_broker, version):
         assert response.error_message == "NONE"
 
 
-@pytest.mark.parametrize("version", [4, 5])
+@pytest.mark.parametrize("version", [4, 5, 6])
 def test_one_entry_per_key_from_v4(kafka_broker, version):
     client = RawClient(kafka_broker.bootstrap_servers)
     response = client.request(10, version, FindCoordinatorRequest(key_type=1, coordinator_keys=["t1", "t2"]))
@@ -34,3 +34,19 @@ def test_an_unknown_key_type_is_an_invalid_request(kafka_broker):
     client = RawClient(kafka_broker.bootstrap_servers)
     response = client.request(10, 2, FindCoordinatorRequest(key="g", key_type=7))
     assert response.error_code == ErrorCode.INVALID_REQUEST
+
+
+SHARE_KEY = "share-group:AAAAAAAAAAAAAAAAAAAAAA:0"   # groupId:topicId:partition
+
+
+@pytest.mark.parametrize("version, key, code", [
+    (5, SHARE_KEY, ErrorCode.INVALID_REQUEST),              # share keys need v6
+    (6, "share-group:not-a-uuid:0", ErrorCode.INVALID_REQUEST),
+    (6, "share-group:AAAAAAAAAAAAAAAAAAAAAA", ErrorCode.INVALID_REQUEST),
+    (6, " :AAAAAAAAAAAAAAAAAAAAAA:0", ErrorCode.INVALID_REQUEST),
+    (6, SHARE_KEY, ErrorCode.COORDINATOR_NOT_AVAILABLE),    # well formed: pylog has no share coordinator
+])
+def test_share_coordinator_keys(kafka_broker, version, key, code):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    response = client.request(10, version, FindCoordinatorRequest(key_type=2, coordinator_keys=[key]))
+    assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [(key, code, None, -1)]
