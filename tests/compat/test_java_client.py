@@ -566,12 +566,12 @@ def meta_properties(broker) -> dict[str, str]:
 
 
 def test_java_admin_describe_cluster(admin_runs, both, compat_table):
-    """describeCluster: the one node, the controller, the cluster id of meta.properties."""
+    """describeCluster: the one node, the controller, the cluster id of meta.properties; with
+    its options (fenced brokers, authorized operations) too."""
     runs = admin_runs("cluster")
     comparable = {name: [without(e, ["nodes", "clusterId"]) for e in run.events] for name, run in runs.items()}
     found = differences(comparable["kafka"], comparable["pylog"])
-    record_row(compat_table, "Java Admin describeCluster", runs, found,
-               notes=["pylog lacks DescribeCluster (key 60): the client falls back to Metadata"])
+    record_row(compat_table, "Java Admin describeCluster", runs, found)
     for name, run in runs.items():
         run.check()
         broker = both[name]
@@ -580,6 +580,44 @@ def test_java_admin_describe_cluster(admin_runs, both, compat_table):
         assert cluster["controller"] == 1
         assert cluster["authorizedOperations"] is None
         assert cluster["clusterId"] == meta_properties(broker)["cluster.id"], name
+        with_options = run.one("describeCluster with options")
+        assert with_options["nodes"] == [[1, False]], name
+        assert with_options["authorizedOperations"] == ["ALTER", "ALTER_CONFIGS", "CLUSTER_ACTION", "CREATE", "DESCRIBE",
+                                                        "DESCRIBE_CONFIGS", "IDEMPOTENT_WRITE"], name
+    assert found == []
+
+
+def test_java_admin_describe_producers(admin_runs, compat_table):
+    """describeProducers after an idempotent producer wrote three records to partition 0."""
+    runs = admin_runs("producers")
+    found = differences(runs["kafka"].events, runs["pylog"].events)
+    record_row(compat_table, "Java Admin describeProducers", runs, found,
+               message_differences(runs["kafka"].events, runs["pylog"].events))
+    for name, run in runs.items():
+        run.check()
+        written, empty = run.named("describeProducers")
+        assert written["producers"] == [[0, 2, 1_700_000_000_002, None, None]], name
+        assert empty["producers"] == [], name
+    assert found == []
+
+
+def test_java_admin_broker_configs(admin_runs, compat_table):
+    """incrementalAlterConfigs on broker 1 and on the cluster default: the value and its
+    synonyms' sources as DescribeConfigs then reports them, the deletes, a read-only config,
+    validateOnly."""
+    runs = admin_runs("brokerConfigs")
+    found = differences(runs["kafka"].events, runs["pylog"].events)
+    record_row(compat_table, "Java Admin incrementalAlterConfigs (broker)", runs, found,
+               message_differences(runs["kafka"].events, runs["pylog"].events))
+    for name, run in runs.items():
+        run.check()
+        per_broker = run.one("broker 1 log.cleaner.backoff.ms after broker 1")
+        assert (per_broker["value"], per_broker["source"]) == ("20000", "DYNAMIC_BROKER_CONFIG"), name
+        default = run.one("broker 1 log.cleaner.backoff.ms after cluster default")
+        assert (default["value"], default["source"]) == ("20000", "DYNAMIC_DEFAULT_BROKER_CONFIG"), name
+        assert run.one("broker 1 log.cleaner.backoff.ms after deletes")["source"] == "DEFAULT_CONFIG", name
+        assert error_of(run, "incrementalAlterConfigs read-only") == "InvalidRequestException", name
+        assert run.one("broker 1 log.cleaner.backoff.ms after validateOnly")["value"] == "15000", name
     assert found == []
 
 

@@ -62,8 +62,10 @@ public final class AdminCheck {
                 case "configs" -> configs(admin, prefix);
                 case "offsets" -> offsets(admin, bootstrap, prefix);
                 case "groups" -> groups(admin, bootstrap, prefix);
-                case "cluster" -> cluster(admin);
+                case "cluster" -> { cluster(admin); clusterWithOptions(admin); }
                 case "deleteRecords" -> deleteRecords(admin, bootstrap, prefix);
+                case "producers" -> producers(admin, bootstrap, prefix);
+                case "brokerConfigs" -> brokerConfigs(admin);
                 default -> throw new IllegalArgumentException("unknown step " + step);
             }
         }
@@ -435,6 +437,99 @@ public final class AdminCheck {
             .put("clusterId", clusterId)
             .put("authorizedOperations", JsonLine.await(cluster.authorizedOperations()))
             .print();
+    }
+
+    // describeCluster with its options: fenced brokers and the authorized operations
+
+    static void clusterWithOptions(Admin admin) throws Exception {
+        DescribeClusterResult cluster = admin.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions()
+            .includeAuthorizedOperations(true).includeFencedBrokers(true));
+        List<Object> nodes = new ArrayList<>();
+        for (Node node : JsonLine.await(cluster.nodes())) {
+            nodes.add(JsonLine.list(node.id(), node.isFenced()));
+        }
+        List<String> operations = new ArrayList<>();
+        for (var operation : JsonLine.await(cluster.authorizedOperations())) {
+            operations.add(operation.toString());
+        }
+        java.util.Collections.sort(operations);
+        JsonLine.event("describeCluster with options").put("nodes", nodes).put("authorizedOperations", operations).print();
+    }
+
+    // ---------------------------------------------------------------------------------
+    // describeProducers
+
+    static void producers(Admin admin, String bootstrap, String prefix) throws Exception {
+        String topic = prefix + "-t";
+        JsonLine.await(admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all());
+        awaitTopic(admin, topic, 2);
+        Map<String, Object> config = new HashMap<>(Map.of(
+            "bootstrap.servers", bootstrap, "enable.idempotence", "true", "acks", "all",
+            "key.serializer", "org.apache.kafka.common.serialization.StringSerializer",
+            "value.serializer", "org.apache.kafka.common.serialization.StringSerializer"));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
+            for (int i = 0; i < 3; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_000L + i, "k", "v" + i)).get();
+            }
+        }
+        TopicPartition written = new TopicPartition(topic, 0);
+        TopicPartition empty = new TopicPartition(topic, 1);
+        var described = JsonLine.await(admin.describeProducers(List.of(written, empty)).all());
+        for (TopicPartition partition : List.of(written, empty)) {
+            List<Object> states = new ArrayList<>();
+            for (var state : described.get(partition).activeProducers()) {
+                states.add(JsonLine.list(state.producerEpoch(), state.lastSequence(), state.lastTimestamp(),
+                    state.coordinatorEpoch().isPresent() ? (Object) state.coordinatorEpoch().getAsInt() : null,
+                    state.currentTransactionStartOffset().isPresent()
+                        ? (Object) state.currentTransactionStartOffset().getAsLong() : null));
+            }
+            JsonLine.event("describeProducers").put("partition", partition.partition()).put("producers", states).print();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // incrementalAlterConfigs on broker resources (a node id, and the cluster default)
+
+    static void brokerConfigs(Admin admin) throws Exception {
+        ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        ConfigResource cluster = new ConfigResource(ConfigResource.Type.BROKER, "");
+        String name = "log.cleaner.backoff.ms";
+        for (ConfigResource resource : List.of(node, cluster)) {
+            String which = resource.name().isEmpty() ? "cluster default" : "broker 1";
+            JsonLine.outcome("incrementalAlterConfigs " + which, admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                new AlterConfigOp(new ConfigEntry(name, "20000"), AlterConfigOp.OpType.SET)))).all()).print();
+            ConfigEntry entry = awaitBrokerValue(admin, node, name, "20000");
+            List<Object> synonyms = new ArrayList<>();
+            for (var synonym : entry.synonyms()) {
+                synonyms.add(JsonLine.list(synonym.name(), synonym.value(), synonym.source().toString()));
+            }
+            JsonLine.event("broker 1 " + name + " after " + which).put("value", entry.value())
+                .put("source", entry.source().toString()).put("synonyms", synonyms).print();
+            JsonLine.outcome("incrementalAlterConfigs delete " + which, admin.incrementalAlterConfigs(Map.of(
+                resource, List.of(new AlterConfigOp(new ConfigEntry(name, null), AlterConfigOp.OpType.DELETE)))).all()).print();
+        }
+        ConfigEntry restored = awaitBrokerValue(admin, node, name, "15000");
+        JsonLine.event("broker 1 " + name + " after deletes").put("value", restored.value())
+            .put("source", restored.source().toString()).print();
+        JsonLine.outcome("incrementalAlterConfigs read-only", admin.incrementalAlterConfigs(Map.of(node, List.of(
+            new AlterConfigOp(new ConfigEntry("log.dirs", "/elsewhere"), AlterConfigOp.OpType.SET)))).all()).print();
+        JsonLine.outcome("incrementalAlterConfigs validateOnly", admin.incrementalAlterConfigs(Map.of(node, List.of(
+                new AlterConfigOp(new ConfigEntry(name, "30000"), AlterConfigOp.OpType.SET))),
+            new org.apache.kafka.clients.admin.AlterConfigsOptions().validateOnly(true)).all()).print();
+        JsonLine.event("broker 1 " + name + " after validateOnly")
+            .put("value", describe(admin, node, false).get(name).value()).print();
+    }
+
+    /** The broker's entry once it shows `value` (a change reaches the broker through its metadata), or after 10 s. */
+    static ConfigEntry awaitBrokerValue(Admin admin, ConfigResource node, String name, String value) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (true) {
+            ConfigEntry entry = describe(admin, node, true).get(name);
+            if (value.equals(entry.value()) || System.currentTimeMillis() > deadline) {
+                return entry;
+            }
+            Thread.sleep(50);
+        }
     }
 
     // ---------------------------------------------------------------------------------
