@@ -370,6 +370,19 @@ class BrokerConfig:
         socket got)."""
         return advertised_address(self._listeners, bound_port)
 
+    def served_at(self, host: str, port: int) -> BrokerConfig:
+        """This config with the client listener's entry of `listeners` naming the address it
+        is served at (the host bound to, the port the socket got: port 0 and `pylog serve
+        --host/--port` made concrete), so that DescribeConfigs reports what the broker serves;
+        the config itself when nothing differs."""
+        client = self._listeners.client
+        served = Endpoint(client.listener_name, client.security_protocol, host, port)
+        if served == client:
+            return self
+        entries = [str(served) if e.listener_name == client.listener_name else str(e)
+                   for e in self._listeners.endpoints]
+        return self.with_overrides({"listeners": ",".join(entries)})
+
     # -- settings without effect --
 
     def not_acted_on(self) -> dict[str, str]:
