@@ -390,6 +390,28 @@ def test_configs_broker_loggers(on_both):
                     lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
 
 
+def test_configs_group_alter_and_describe(on_both):
+    group = unique("configs-group")
+    entity = ("--entity-type", "groups", "--entity-name", group)
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", *entity)
+    on_both.compare("kafka-configs.sh --describe groups (no configs)", described)
+    altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", *entity,
+                          "--add-config", "consumer.session.timeout.ms=50000")
+    on_both.compare("kafka-configs.sh --alter --add-config groups", altered, stderr=True)
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", *entity)
+    picked = on_both.compare("kafka-configs.sh --describe groups after --alter", described)
+    assert any(line.startswith("  consumer.session.timeout.ms=50000") for line in picked["pylog"])
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", *entity, "--all")
+    on_both.compare("kafka-configs.sh --describe --all groups", described)
+    for config, meaning in (("consumer.session.timeout.ms=70000", "above the broker's maximum"),
+                            ("consumer.heartbeat.interval.ms=0", "below the config's minimum"),
+                            ("no.such.config=1", "unknown config")):
+        refused = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", *entity,
+                              "--add-config", config)
+        on_both.compare(f"kafka-configs.sh --alter groups ({meaning})", refused,
+                        lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception:" in l][:1])
+
+
 # ---------------------------------------------------------------------------------------
 # kafka-get-offsets.sh, kafka-delete-records.sh
 
