@@ -33,7 +33,9 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 
 IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
 Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
-(pylog/controller/configuration_control.py), keeping each answer in its resource's place:
+(pylog/controller/configuration_control.py), keeping each answer in its resource's place.
+Every resource first: a config name twice ("Error due to duplicate config keys") or a
+null value but for DELETE ("Null value not supported for : a, b"), INVALID_REQUEST. Then
 BROKER resources are checked here (node id, dynamic names, values:
 `DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
 resources (IncrementalAlterConfigs only; the legacy API: INVALID_REQUEST "Unknown resource
@@ -160,6 +162,7 @@ def make_alter_configs_handler(broker, incremental: bool):
         answered: dict[int, BrokerError | None] = {}   # the resources answered here
         for resource in request.resources:
             try:
+                check_config_names_and_values(resource, incremental)
                 if resource.resource_type == RESOURCE_BROKER:
                     check_broker_resource(broker, resource, incremental)
                 elif resource.resource_type == RESOURCE_BROKER_LOGGER:
@@ -198,9 +201,9 @@ def _append_refused(op: int, name: str) -> BrokerError:
     return BrokerError(ErrorCode.INVALID_CONFIG, f"Config value {verb} is not allowed for config key: {name}")
 
 
-def check_broker_resource(broker, resource, incremental: bool) -> None:
-    """BrokerError with Kafka's code and message unless the change of this BROKER
-    resource may go to the controller (pylog/dynamic_broker_config.py)."""
+def check_config_names_and_values(resource, incremental: bool) -> None:
+    """The broker's first checks of every resource (Kafka's `ConfigAdminManager.preprocess`):
+    a config name twice, a null value (but for DELETE): INVALID_REQUEST."""
     names = [c.name for c in resource.configs]
     if len(set(names)) < len(names):
         raise BrokerError(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
@@ -208,6 +211,12 @@ def check_broker_resource(broker, resource, incremental: bool) -> None:
              if c.value is None and not (incremental and c.config_operation == OP_DELETE)]
     if nulls:
         raise BrokerError(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
+
+
+def check_broker_resource(broker, resource, incremental: bool) -> None:
+    """BrokerError with Kafka's code and message unless the change of this BROKER
+    resource may go to the controller (pylog/dynamic_broker_config.py); the names and
+    values passed `check_config_names_and_values`."""
     dynamic = broker.dynamic_config
     name = resource.resource_name
     if name:

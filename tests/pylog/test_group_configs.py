@@ -146,12 +146,12 @@ def test_refusals_with_kafkas_codes_and_messages(raw, configs, message):
     assert all(c.config_source == DEFAULT_CONFIG for c in described(raw, "g-bad").values())
 
 
-def test_a_name_twice_and_a_null_value_are_refused(raw):
+def test_a_name_twice_and_a_null_value_are_refused_by_the_broker(raw):
     assert alter(raw, "g-twice", ("streams.session.timeout.ms", SET, "50000"),
                  ("streams.session.timeout.ms", DELETE, None)) == (
-        ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys : streams.session.timeout.ms")
+        ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
     assert legacy_alter(raw, "g-null", consumer_session_timeout_ms=None) == (
-        ErrorCode.INVALID_CONFIG, "Null value not supported for group configs: consumer.session.timeout.ms")
+        ErrorCode.INVALID_REQUEST, "Null value not supported for : consumer.session.timeout.ms")
 
 
 def test_the_empty_group_name_is_refused(raw):
