@@ -64,6 +64,9 @@ Other differences, all small:
 - When `advertised.listeners` is not set and the listener binds a wildcard host ("", 0.0.0.0
   or ::), the advertised host is this machine's host name (Kafka does this for "" and
   refuses 0.0.0.0). An explicit advertised 0.0.0.0 is refused, as in Kafka.
+- DescribeConfigs reports `listeners` with the client listener's entry as served: the host
+  bound to and the port the socket got (port 0, `pylog serve --host/--port`), source
+  STATIC_BROKER_CONFIG; Kafka reports the text configured.
 - `cluster.id` is a pylog setting (Kafka keeps the cluster id only in meta.properties, written
   by `kafka-storage format`); DescribeConfigs does not report it.
 
