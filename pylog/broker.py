@@ -302,6 +302,8 @@ class Broker:
                                          bind_port if port is None else port,
                                          self.config.socket_request_max_bytes)
         self.host, self.port = self.server.address
+        self.dynamic_config.rebase(self.dynamic_config.static.served_at(bind_host if host is None else host, self.port))
+        self.config = self.dynamic_config.current
 
     @property
     def metadata_log_dir(self) -> Path:

@@ -64,6 +64,9 @@ Other differences, all small:
 - When `advertised.listeners` is not set and the listener binds a wildcard host ("", 0.0.0.0
   or ::), the advertised host is this machine's host name (Kafka does this for "" and
   refuses 0.0.0.0). An explicit advertised 0.0.0.0 is refused, as in Kafka.
+- DescribeConfigs reports `listeners` with the client listener's entry as served: the host
+  bound to and the port the socket got (port 0, `pylog serve --host/--port`), source
+  STATIC_BROKER_CONFIG; Kafka reports the text configured.
 - `cluster.id` is a pylog setting (Kafka keeps the cluster id only in meta.properties, written
   by `kafka-storage format`); DescribeConfigs does not report it.
 
@@ -369,6 +372,19 @@ class BrokerConfig:
         machine's host name; port 0 becomes `bound_port` when it is given (the port the
         socket got)."""
         return advertised_address(self._listeners, bound_port)
+
+    def served_at(self, host: str, port: int) -> BrokerConfig:
+        """This config with the client listener's entry of `listeners` naming the address it
+        is served at (the host bound to, the port the socket got: port 0 and `pylog serve
+        --host/--port` made concrete), so that DescribeConfigs reports what the broker serves;
+        the config itself when nothing differs."""
+        client = self._listeners.client
+        served = Endpoint(client.listener_name, client.security_protocol, host, port)
+        if served == client:
+            return self
+        entries = [str(served) if e.listener_name == client.listener_name else str(e)
+                   for e in self._listeners.endpoints]
+        return self.with_overrides({"listeners": ",".join(entries)})
 
     # -- settings without effect --
 

@@ -74,6 +74,12 @@ class DynamicBrokerConfig:
         self.per_broker: dict[str, str] = {}
         self.current = static
 
+    def rebase(self, static: BrokerConfig) -> None:
+        """Take another static config (the broker's, once its listener is bound); the
+        dynamic values stay on top."""
+        self.static = static
+        self.current = self.effective(self.cluster_default, self.per_broker)
+
     def update(self, cluster_default: Mapping[str, str], per_broker: Mapping[str, str]) -> bool:
         """Take the metadata's values; False (and nothing changed) when they are the same.
         Values that do not parse are left out, with an error logged (Kafka ignores them)."""

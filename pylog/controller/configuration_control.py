@@ -18,9 +18,12 @@ IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's
   BROKER (checked by the broker first, pylog/dynamic_broker_config.py): a name that is
   not a number or is negative INVALID_REQUEST (Kafka's ControllerConfigurationValidator),
   else one ConfigRecord(resource_type=4) per name given, changed or not, and for the legacy
-  API one deleting each stored name left out; BROKER_LOGGER (answered by the broker),
-  CLIENT_METRICS, GROUP: INVALID_REQUEST "Unknown resource type X" (kept from the broker's
-  handler); TOPIC: the empty name INVALID_REQUEST, an illegal name
+  API one deleting each stored name left out; GROUP: the empty name INVALID_REQUEST
+  "Default group resources are not allowed.", then the group's new set of values checked
+  as a whole (pylog/group_configs.py, INVALID_CONFIG) and one ConfigRecord(resource_type=32)
+  per changed name, whether the group exists or not; BROKER_LOGGER (answered by the
+  broker), CLIENT_METRICS: INVALID_REQUEST "Unknown resource type X" (kept from the
+  broker's handler); TOPIC: the empty name INVALID_REQUEST, an illegal name
   INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a
   SET to null deletes; the legacy AlterConfigs replaces the whole set, a null value
   leaving the name out) validated as a whole through LogConfig (INVALID_CONFIG with
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import AlterConfigsResponse, IncrementalAlterConfigsResponse
@@ -52,6 +55,8 @@ from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
 from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
+from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
+from pylog.group_configs import GROUP_CONFIG_KEYS, check_group_configs
 from pylog.metadata import topic_name_problem
 from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage
 
@@ -90,6 +95,9 @@ class TopicSettings:
     default_replication_factor: int = 1
     delete_topic_enable: bool = True
     node_id: int = 1   # the controller's: its own dynamic broker configs count
+    # the broker configs that bound and default the GROUP configs (pylog/group_configs.py)
+    group_broker_configs: Mapping[str, Any] = field(default_factory=lambda: {
+        name: BROKER_CONFIG_KEYS[name].default for name in GROUP_BOUND_NAMES})
 
     @classmethod
     def from_config(cls, config) -> TopicSettings:
@@ -99,7 +107,8 @@ class TopicSettings:
         return cls(default_log_config=LogConfig.from_properties(config.topic_defaults()),
                    static_broker_configs=given, num_partitions=config.num_partitions,
                    default_replication_factor=config.default_replication_factor,
-                   delete_topic_enable=config.delete_topic_enable, node_id=config.node_id)
+                   delete_topic_enable=config.delete_topic_enable, node_id=config.node_id,
+                   group_broker_configs={name: config.get(name) for name in GROUP_BOUND_NAMES})
 
 
 def elr_enabled(image: MetadataImage) -> bool:
@@ -228,28 +237,35 @@ def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_
     return new
 
 
-def topic_config_records(image: MetadataImage, topic: str, current: dict[str, str],
-                         new: dict[str, str]) -> list[tuple[ConfigRecord, int]]:
-    """The records that take `topic`'s overrides from `current` to `new`: one ConfigRecord
-    per changed name (new or changed values first, in `new`'s order, then deletions), and
-    a ClearElrRecord after them when min.insync.replicas changed and ELR is enabled.
-    BrokerError(INVALID_CONFIG) for a value too long for a ConfigRecord."""
-    records: list[tuple] = []
+def config_records(resource_type: int, resource: str, current: dict[str, str],
+                   new: dict[str, str]) -> list[tuple[ConfigRecord, int]]:
+    """The ConfigRecords that take a TOPIC or GROUP resource's values from `current` to
+    `new`: one per changed name (new or changed values first, in `new`'s order, then
+    deletions). BrokerError(INVALID_CONFIG) for a value too long for a ConfigRecord."""
+    records: list[tuple[ConfigRecord, int]] = []
     for name, value in new.items():
         if current.get(name) != value:
             if value is not None and len(value) > MAX_CONFIG_VALUE_CHARS:
                 raise BrokerError(ErrorCode.INVALID_CONFIG,
                                   "The configuration value cannot be added because it exceeds the "
                                   f"maximum value size of {MAX_CONFIG_VALUE_CHARS} bytes.")
-            records.append(_config_record(topic, name, value))
-    records.extend(_config_record(topic, name, None) for name in current if name not in new)
+            records.append(_config_record(resource_type, resource, name, value))
+    records.extend(_config_record(resource_type, resource, name, None) for name in current if name not in new)
+    return records
+
+
+def topic_config_records(image: MetadataImage, topic: str, current: dict[str, str],
+                         new: dict[str, str]) -> list[tuple[ConfigRecord, int]]:
+    """`config_records` of the topic, and a ClearElrRecord after them when
+    min.insync.replicas changed and ELR is enabled."""
+    records: list[tuple] = config_records(TOPIC_RESOURCE, topic, current, new)
     if elr_enabled(image) and any(r.name == MIN_IN_SYNC_REPLICAS for r, _ in records):
         records.append((ClearElrRecord(topic_name=topic), CLEAR_ELR_RECORD_VERSION))
     return records
 
 
-def _config_record(topic: str, name: str, value: str | None) -> tuple[ConfigRecord, int]:
-    return (ConfigRecord(resource_type=TOPIC_RESOURCE, resource_name=topic, name=name, value=value),
+def _config_record(resource_type: int, resource: str, name: str, value: str | None) -> tuple[ConfigRecord, int]:
+    return (ConfigRecord(resource_type=resource_type, resource_name=resource, name=name, value=value),
             CONFIG_RECORD_VERSION)
 
 
@@ -320,6 +336,8 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
                           f"Error due to duplicate config keys : {', '.join(repeated)}")
     if resource_type == RESOURCE_BROKER:
         return _alter_broker_resource(image, resource, incremental)
+    if resource_type == RESOURCE_GROUP:
+        return _alter_group_resource(image, resource, incremental, settings)
     if resource_type != RESOURCE_TOPIC:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unknown resource type {RESOURCE_TYPE_NAMES[resource_type]}")
@@ -336,6 +354,21 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
     if name not in image.topics_by_name:
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
     return changes
+
+
+def _alter_group_resource(image: MetadataImage, resource, incremental: bool, settings: TopicSettings) -> list:
+    """A GROUP resource: the group's new set of values checked as a whole
+    (pylog/group_configs.py); one ConfigRecord per changed name. The group need not exist."""
+    name = resource.resource_name
+    if not name:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default group resources are not allowed.")
+    current = dict(image.configs.get((RESOURCE_GROUP, name), {}))
+    if incremental:
+        new = apply_config_operations(current, resource.configs, GROUP_CONFIG_KEYS)
+    else:
+        new = {c.name: c.value for c in resource.configs}
+    check_group_configs(settings.group_broker_configs, new)
+    return config_records(RESOURCE_GROUP, name, current, new)
 
 
 def _alter_broker_resource(image: MetadataImage, resource, incremental: bool) -> list:

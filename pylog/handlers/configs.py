@@ -1,6 +1,7 @@
 """DescribeConfigs (key 32), IncrementalAlterConfigs (key 44), AlterConfigs (key 33).
 
-Resources (Kafka's `ConfigResource.Type` ids): TOPIC (2) and BROKER (4).
+Resources (Kafka's `ConfigResource.Type` ids): TOPIC (2), BROKER (4), BROKER_LOGGER (8),
+GROUP (32).
 
 DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 
@@ -22,17 +23,24 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 - BROKER_LOGGER: the node id: the loggers and their levels (pylog/broker_loggers.py),
   source DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms. The empty name or another id:
   INVALID_REQUEST.
+- GROUP: the group id: every group config (pylog/group_configs.py) with the group's own
+  value (source GROUP_CONFIG) or the default (DEFAULT_CONFIG), each with that one synonym,
+  not read-only; a group that does not exist has the defaults. The empty name:
+  INVALID_REQUEST "Group name must not be empty".
 - `configuration_keys` null or empty means every config. v0 reports `is_default`
   (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
   `config_type` and (when asked) the documentation (null for topic configs).
 
 IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
 Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
-(pylog/controller/configuration_control.py), keeping each answer in its resource's place:
+(pylog/controller/configuration_control.py), keeping each answer in its resource's place.
+Every resource first: a config name twice ("Error due to duplicate config keys") or a
+null value but for DELETE ("Null value not supported for : a, b"), INVALID_REQUEST. Then
 BROKER resources are checked here (node id, dynamic names, values:
 `DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
 resources (IncrementalAlterConfigs only; the legacy API: INVALID_REQUEST "Unknown resource
-type 8") are applied here and never stored. The controller writes ConfigRecords; every
+type 8") are applied here and never stored; GROUP resources go to the controller as they
+are (it checks them, pylog/group_configs.py). The controller writes ConfigRecords; every
 broker applies them when they come back (pylog/metadata_publisher.py).
 """
 
@@ -63,6 +71,8 @@ from pylog.controller.configuration_control import (
     OP_SUBTRACT,
     apply_config_operations,
 )
+from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
+from pylog.group_configs import GROUP_CONFIG_KEYS, group_configs
 from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError
 from pylog.metadata import topic_name_problem
@@ -152,6 +162,7 @@ def make_alter_configs_handler(broker, incremental: bool):
         answered: dict[int, BrokerError | None] = {}   # the resources answered here
         for resource in request.resources:
             try:
+                check_config_names_and_values(resource, incremental)
                 if resource.resource_type == RESOURCE_BROKER:
                     check_broker_resource(broker, resource, incremental)
                 elif resource.resource_type == RESOURCE_BROKER_LOGGER:
@@ -190,9 +201,9 @@ def _append_refused(op: int, name: str) -> BrokerError:
     return BrokerError(ErrorCode.INVALID_CONFIG, f"Config value {verb} is not allowed for config key: {name}")
 
 
-def check_broker_resource(broker, resource, incremental: bool) -> None:
-    """BrokerError with Kafka's code and message unless the change of this BROKER
-    resource may go to the controller (pylog/dynamic_broker_config.py)."""
+def check_config_names_and_values(resource, incremental: bool) -> None:
+    """The broker's first checks of every resource (Kafka's `ConfigAdminManager.preprocess`):
+    a config name twice, a null value (but for DELETE): INVALID_REQUEST."""
     names = [c.name for c in resource.configs]
     if len(set(names)) < len(names):
         raise BrokerError(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
@@ -200,6 +211,12 @@ def check_broker_resource(broker, resource, incremental: bool) -> None:
              if c.value is None and not (incremental and c.config_operation == OP_DELETE)]
     if nulls:
         raise BrokerError(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {', '.join(nulls)}")
+
+
+def check_broker_resource(broker, resource, incremental: bool) -> None:
+    """BrokerError with Kafka's code and message unless the change of this BROKER
+    resource may go to the controller (pylog/dynamic_broker_config.py); the names and
+    values passed `check_config_names_and_values`."""
     dynamic = broker.dynamic_config
     name = resource.resource_name
     if name:
@@ -297,6 +314,11 @@ def describe_resource(broker, resource_type: int, name: str | None,
                               f"Unexpected broker id, expected {broker.node_id} but received {name}")
         values = [ConfigValue(n, level, ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG, [], CONFIG_TYPE_UNKNOWN, None)
                   for n, level in loggers().items()]
+    elif resource_type == RESOURCE_GROUP:
+        if not name:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+        values = describe_group_configs(broker.dynamic_config.current,
+                                        broker.metadata_image().configs.get((RESOURCE_GROUP, name), {}))
     elif resource_type in _KNOWN_RESOURCE_TYPES:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")
@@ -357,6 +379,22 @@ def describe_cluster_default_configs(dynamic: DynamicBrokerConfig) -> list[Confi
         values.append(ConfigValue(name, text, source, synonyms,
                                   _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN) if key else CONFIG_TYPE_UNKNOWN,
                                   key.doc if key else None))
+    return values
+
+
+def describe_group_configs(config, own: dict[str, str]) -> list[ConfigValue]:
+    """Every config of a group with these own values (none for a group that does not exist),
+    as Kafka reports them: the value, source GROUP_CONFIG when the group has its own, else
+    DEFAULT_CONFIG (the default may come from a broker config, pylog/group_configs.py), and
+    that one synonym."""
+    effective = group_configs({n: config.get(n) for n in GROUP_BOUND_NAMES}, own)
+    values = []
+    for name in sorted(GROUP_CONFIG_KEYS):
+        key = GROUP_CONFIG_KEYS[name]
+        text = key.format(effective[name])
+        source = ConfigSource.GROUP_CONFIG if name in own else ConfigSource.DEFAULT_CONFIG
+        values.append(ConfigValue(name, text, source, [(name, text, source)],
+                                  _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
     return values
 
 

@@ -218,3 +218,28 @@ def test_logger_refusals_with_kafkas_codes_and_messages(raw):
         ErrorCode.INVALID_CONFIG
     levels = describe(raw, BROKER_LOGGER, "1")
     assert levels["pylog.configs"].value == levels["root"].value != "ERROR"
+
+
+def test_listeners_are_described_as_served(raw, embedded):
+    # started with --port 0 on 127.0.0.1: `listeners` names the port the socket got;
+    # `advertised.listeners` is not set, so (as Kafka reports it) it has no value
+    described = describe(raw, BROKER, "1", "listeners", "advertised.listeners")
+    listeners = described["listeners"]
+    assert (listeners.value, listeners.config_source) == (f"PLAINTEXT://127.0.0.1:{embedded.port}",
+                                                          STATIC_BROKER_CONFIG)
+    assert synonyms(listeners) == [("listeners", listeners.value, STATIC_BROKER_CONFIG),
+                                   ("listeners", "PLAINTEXT://127.0.0.1:9092", DEFAULT_CONFIG)]
+    advertised = described["advertised.listeners"]
+    assert (advertised.value, advertised.config_source, synonyms(advertised)) == (None, DEFAULT_CONFIG, [])
+
+
+def test_configured_listeners_with_port_zero_are_described_with_the_bound_port(tmp_path):
+    with EmbeddedBroker(tmp_path, config={"listeners": "PLAINTEXT://127.0.0.1:0",
+                                          "advertised.listeners": "PLAINTEXT://localhost:0"}) as broker:
+        client = RawClient(broker.bootstrap_servers)
+        try:
+            described = describe(client, BROKER, "1", "listeners", "advertised.listeners")
+        finally:
+            client.close()
+    assert described["listeners"].value == f"PLAINTEXT://127.0.0.1:{broker.port}"
+    assert described["advertised.listeners"].value == "PLAINTEXT://localhost:0"

@@ -152,7 +152,8 @@ def test_refusals_with_kafkas_codes_and_messages():
         (RESOURCE_BROKER, "-1"): (ErrorCode.INVALID_REQUEST, "Invalid negative broker ID."),
         (RESOURCE_BROKER, "one"): (ErrorCode.INVALID_REQUEST, "Unable to parse broker name as a base 10 number."),
         (RESOURCE_BROKER_LOGGER, "1"): (ErrorCode.INVALID_REQUEST, "Unknown resource type BROKER_LOGGER"),
-        (RESOURCE_GROUP, "g"): (ErrorCode.INVALID_REQUEST, "Unknown resource type GROUP"),
+        (RESOURCE_GROUP, "g"): (ErrorCode.INVALID_CONFIG, "consumer.session.timeout.ms must be greater than or "
+                                                          "equal to group.consumer.min.session.timeout.ms"),
     }
     message = by_name[(RESOURCE_TOPIC, "bad-value")][1]
     assert "retention.ms" in message and "soon" in message
@@ -205,6 +206,40 @@ def test_broker_resources_get_a_record_per_name_given_changed_or_not():
     validated = alter_configs(image, AlterConfigsRequest(resources=[
         legacy("", {"message.max.bytes": "2000"}, resource_type=RESOURCE_BROKER)], validate_only=True), SETTINGS)
     assert validated.records == []
+
+
+def test_group_resources_get_a_record_per_changed_name_whether_the_group_exists_or_not():
+    image = with_topic()
+    result = incremental_alter_configs(image, incremental(
+        ops("g", ("consumer.session.timeout.ms", OP_SET, "50000"), ("share.isolation.level", OP_SET, "read_committed"),
+            resource_type=RESOURCE_GROUP)), SETTINGS)
+    assert answers(result) == [(RESOURCE_GROUP, "g", ErrorCode.NONE, None)]
+    assert [(r.resource_type, r.resource_name, r.name, r.value) for r, _ in result.records] == [
+        (RESOURCE_GROUP, "g", "consumer.session.timeout.ms", "50000"),
+        (RESOURCE_GROUP, "g", "share.isolation.level", "read_committed")]
+    commit(image, result)
+    again = incremental_alter_configs(image, incremental(
+        ops("g", ("consumer.session.timeout.ms", OP_SET, "50000"), ("share.isolation.level", OP_DELETE, None),
+            resource_type=RESOURCE_GROUP)), SETTINGS)
+    assert [(r.name, r.value) for r, _ in again.records] == [("share.isolation.level", None)]
+    replaced = alter_configs(image, AlterConfigsRequest(resources=[
+        legacy("g", {"streams.num.standby.replicas": "1"}, resource_type=RESOURCE_GROUP)], validate_only=False),
+        SETTINGS)
+    assert [(r.name, r.value) for r, _ in replaced.records] == [
+        ("streams.num.standby.replicas", "1"), ("consumer.session.timeout.ms", None), ("share.isolation.level", None)]
+    default = incremental_alter_configs(image, incremental(
+        ops("", ("consumer.session.timeout.ms", OP_SET, "50000"), resource_type=RESOURCE_GROUP)), SETTINGS)
+    assert answers(default) == [(RESOURCE_GROUP, "", ErrorCode.INVALID_REQUEST,
+                                 "Default group resources are not allowed.")]
+
+
+def test_group_configs_are_bounded_by_the_controllers_broker_configs():
+    settings = TopicSettings.from_config(BrokerConfig({"group.consumer.max.session.timeout.ms": "50000"}))
+    result = incremental_alter_configs(with_topic(), incremental(
+        ops("g", ("consumer.session.timeout.ms", OP_SET, "50001"), resource_type=RESOURCE_GROUP)), settings)
+    assert answers(result) == [(RESOURCE_GROUP, "g", ErrorCode.INVALID_CONFIG,
+                                "consumer.session.timeout.ms must be less than or equal to "
+                                "group.consumer.max.session.timeout.ms")]
 
 
 @pytest.mark.parametrize("elr_level, clear", [(1, True), (0, False)])
