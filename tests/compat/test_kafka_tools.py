@@ -366,6 +366,14 @@ def test_configs_broker_default_alter(on_both):
     on_both.compare("kafka-configs.sh --describe --entity-default broker after --delete-config", described)
 
 
+def test_configs_client_metrics_describe(on_both):
+    """No client-metrics subscriptions on either broker: the tool lists none (ListConfigResources)."""
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type",
+                            "client-metrics")
+    picked = on_both.compare("kafka-configs.sh --describe client-metrics", described, stderr=True)
+    assert described["pylog"].code == 0 and picked["pylog"] == [], picked["pylog"]
+
+
 def test_configs_broker_loggers(on_both):
     # the loggers differ by nature (Kafka's are its Java classes, pylog's its modules): compare
     # the heading, that root is listed, and what the tool says about changes
