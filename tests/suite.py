@@ -1,4 +1,4 @@
-"""`make test`: the whole Python suite, as five pytest runs side by side.
+"""`make test`: the whole Python suite, as four pytest runs side by side.
 
     python -m tests.suite
 
@@ -9,7 +9,6 @@ groups run beside each other instead of one after the other:
     campaign      tests/integration/test_cluster_failover.py (the leader-kill campaigns)
     cluster       every other tests/integration/test_cluster_*.py
     integration   the rest of tests/integration (real clients against real brokers)
-    replication   tests/pylog/replication (in-process clusters: elections, truncation, ISR)
     units         everything else under tests/ (compat excluded, as pyproject.toml says)
 
 Each run's output is printed whole when it ends, one after the other. The suite fails if any
@@ -35,8 +34,7 @@ def groups() -> dict[str, list[str]]:
         "campaign": [CAMPAIGN],
         "cluster": cluster,
         "integration": ["tests/integration", f"--ignore={CAMPAIGN}", *(f"--ignore={path}" for path in cluster)],
-        "replication": ["tests/pylog/replication"],
-        "units": ["tests", "--ignore=tests/integration", "--ignore=tests/pylog/replication"],
+        "units": ["tests", "--ignore=tests/integration"],
     }
 
 
