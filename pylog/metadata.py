@@ -98,6 +98,12 @@ class BrokerMetadata:
     def topic_by_id(self, topic_id: uuid.UUID) -> TopicInfo | None:
         return self._by_id.get(topic_id)
 
+    def topic_name_by_id(self, topic_id: uuid.UUID) -> str | None:
+        """The name of the topic with this id; None for an id no topic has (the zero id
+        included), which requests naming topics by id answer UNKNOWN_TOPIC_ID."""
+        info = self._by_id.get(topic_id)
+        return info.name if info is not None else None
+
     def stray_reason(self, topic: str, partition: int, partition_dir: Path) -> str | None:
         """Why `partition_dir` (of `topic`-`partition`) is not a log this broker hosts,
         or None when it is (see the module docstring)."""

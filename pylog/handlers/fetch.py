@@ -55,7 +55,6 @@ import time
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchResponse
-from protocol.schema import ZERO_UUID
 from pylog.clock import now_ms
 from pylog.errors import error_code_for
 from pylog.handlers.leader_hints import LeaderHints
@@ -72,7 +71,8 @@ def make_handler(broker):
     async def handle(request, context):
         version = context.api_version
         deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
-        names = [topic_name(broker, t, version) for t in request.topics]
+        names = [t.topic if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
+                 for t in request.topics]
         keys = [(name, p.partition) for t, name in zip(request.topics, names) if name is not None
                 for p in t.partitions]
         while True:
@@ -83,15 +83,6 @@ def make_handler(broker):
             await broker.waiters.wait(keys, remaining)
 
     return handle
-
-
-def topic_name(broker, topic_request, version: int) -> str | None:
-    """The topic a request's entry names: by id from v13 (None when the id is unknown), by
-    name before."""
-    if version < TOPIC_ID_VERSION:
-        return topic_request.topic
-    info = broker.metadata.topic_by_id(topic_request.topic_id) if topic_request.topic_id != ZERO_UUID else None
-    return info.name if info is not None else None
 
 
 def read_all(broker, request, names: list[str | None], version: int) -> tuple[FetchResponse, int, bool]:

@@ -47,7 +47,6 @@ import logging
 from protocol.error_codes import ErrorCode
 from protocol.messages import ProduceResponse
 from protocol.records import TRANSACTIONAL_BIT
-from protocol.schema import ZERO_UUID
 from pylog.clock import now_ms
 from pylog.dispatch import CloseConnection
 from pylog.errors import BrokerError, error_code_for, is_known_error
@@ -80,7 +79,8 @@ def make_handler(broker):
             if acks == 0:
                 raise CloseConnection(f"acks=0 produce request refused with {code.name}")
             return answer_all(request, code, message)
-        names = [topic_name(broker, topic_data, version) for topic_data in request.topic_data]
+        names = [t.name if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
+                 for t in request.topic_data]
         if version < TOPIC_ID_VERSION:
             for name in names:
                 if name not in broker.metadata.topics:
@@ -121,15 +121,6 @@ def make_handler(broker):
         return ProduceResponse(responses=responses, node_endpoints=node_endpoints)
 
     return handle
-
-
-def topic_name(broker, topic_data, version: int) -> str | None:
-    """The topic a request's entry names: by id from v13 (None when the id is unknown, as
-    Kafka then answers UNKNOWN_TOPIC_ID), by name before."""
-    if version < TOPIC_ID_VERSION:
-        return topic_data.name
-    info = broker.metadata.topic_by_id(topic_data.topic_id) if topic_data.topic_id != ZERO_UUID else None
-    return info.name if info is not None else None
 
 
 def refuse_whole_request(request) -> tuple[ErrorCode, str | None] | None:
