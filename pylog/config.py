@@ -302,12 +302,15 @@ class BrokerConfig:
         source). As in Kafka, each name reports its own value (`log.retention.ms` is None
         unless given; `log.retention.hours` is "168"), values are strings as Kafka prints
         them, and the source is STATIC_BROKER_CONFIG for given names, DEFAULT_CONFIG
-        otherwise. `names` limits the rows to those names (unknown ones are skipped)."""
+        otherwise. `names` limits the rows to those names (unknown ones are skipped). Kafka's
+        internal names are described only when given."""
         wanted = None if names is None else set(names)
         rows = []
         for name in sorted(CONFIG_KEYS):
             key = CONFIG_KEYS[name]
             if key.pylog_only or (wanted is not None and name not in wanted):
+                continue
+            if key.internal and not self.is_set(name):
                 continue
             source = self.source(name)
             rows.append(ConfigRow(name, self._own_text(name), source is ConfigSource.DEFAULT_CONFIG,

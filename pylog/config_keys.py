@@ -36,10 +36,15 @@ from storage.config_def import (
     at_least,
     between,
     each_of,
+    parse_value,
+    validator_from_kafka,
 )
 
+from pylog.kafka_broker_configs import BROKER_CONFIGS as KAFKA_BROKER_CONFIGS
+from pylog.kafka_broker_configs import INTERNAL
+
 __all__ = ["CONFIG_KEYS", "TOPIC_CONFIG_SYNONYMS", "BROKER_TO_TOPIC_NAMES", "SYNONYM_GROUPS",
-           "not_acted_on"]
+           "FROM_KAFKA_TABLE", "KAFKA_DYNAMIC_MODES", "not_acted_on"]
 
 
 def _cluster_id(value: Any) -> str | None:
@@ -88,9 +93,6 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("leader.imbalance.check.interval.seconds", _L, 300,
               "How often the controller checks for partitions off their preferred leader.",
               at_least(1)),
-    ConfigKey("leader.imbalance.per.broker.percentage", _I, 10,
-              "Share of a broker's partitions off their preferred leader that triggers a "
-              "rebalance.", at_least(0)),
     ConfigKey("num.replica.fetchers", _I, 1, "Fetcher tasks per source broker.", at_least(1)),
     ConfigKey("replica.fetch.max.bytes", _I, 1024 * 1024,
               "Bytes a follower asks for per partition.", at_least(0)),
@@ -111,7 +113,7 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("advertised.listeners", _CSV, None,
               "Addresses given to clients in Metadata; defaults to listeners."),
     ConfigKey("listener.security.protocol.map", _STR,
-              "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+              "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
               "Listener name to security protocol, NAME:PROTOCOL, comma-separated."),
     ConfigKey("controller.listener.names", _CSV, None,
               "Listener names used by the controller only (not offered to clients)."),
@@ -181,7 +183,7 @@ _KEYS: tuple[ConfigKey, ...] = (
               at_least(0), **_NOT_YET),
     ConfigKey("log.flush.start.offset.checkpoint.interval.ms", _I, 60000,
               "How often log start offsets are checkpointed.", at_least(0), **_NOT_YET),
-    ConfigKey("num.recovery.threads.per.data.dir", _I, 1,
+    ConfigKey("num.recovery.threads.per.data.dir", _I, 2,
               "Threads per data directory for recovery.", at_least(1), **_NOT_YET),
     # -- retention and cleaning --
     ConfigKey("log.retention.ms", _L, None,
@@ -305,7 +307,34 @@ _KEYS: tuple[ConfigKey, ...] = (
               "Largest fetch response, whatever the client asks.", at_least(1024), **_NOT_YET),
 )
 
-CONFIG_KEYS: Mapping[str, ConfigKey] = {key.name: key for key in _KEYS}
+_KAFKA_TYPES = {t.name: t for t in Type if t is not Type.CSV}
+_KAFKA_ONLY_DOC = ("A config of Apache Kafka's broker that pylog accepts, validates and reports "
+                   "but does not act on.")
+
+
+def _kafka_key(name: str, type_name: str, default: str | None, validator: str | None) -> ConfigKey:
+    """A name of Kafka's table that pylog does not define: Kafka's type, default and
+    validator, not acted on."""
+    type_ = _KAFKA_TYPES[type_name]
+    return ConfigKey(name, type_, None if default is None else parse_value(name, type_, default),
+                     _KAFKA_ONLY_DOC, validator_from_kafka(validator, type_), acted_on=False,
+                     internal=name in INTERNAL)
+
+
+_OWN_NAMES = {key.name for key in _KEYS}
+
+# The names of Kafka's table that pylog takes as they are (pylog/kafka_broker_configs.py).
+FROM_KAFKA_TABLE: frozenset[str] = frozenset(
+    row[0] for row in KAFKA_BROKER_CONFIGS if row[0] not in _OWN_NAMES)
+
+CONFIG_KEYS: Mapping[str, ConfigKey] = dict(sorted(
+    {**{key.name: key for key in _KEYS},
+     **{name: _kafka_key(name, type_name, default, validator)
+        for name, type_name, default, validator, _ in KAFKA_BROKER_CONFIGS if name in FROM_KAFKA_TABLE}}.items()))
+
+# How Kafka lets each name be updated dynamically: "per-broker" or "cluster-wide" (absent: read-only).
+KAFKA_DYNAMIC_MODES: Mapping[str, str] = {
+    name: dynamic for name, _, _, _, dynamic in KAFKA_BROKER_CONFIGS if dynamic is not None}
 
 # Topic config name -> broker config names that give its default, first one winning, with
 # the factor that turns the broker unit into the topic unit (Kafka's ServerTopicConfigSynonyms,

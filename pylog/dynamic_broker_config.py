@@ -7,22 +7,30 @@ name, the first of: its own dynamic value (DYNAMIC_BROKER_CONFIG), the cluster d
 (DYNAMIC_DEFAULT_BROKER_CONFIG), server.properties / --override (STATIC_BROKER_CONFIG), the
 default (DEFAULT_CONFIG); DescribeConfigs lists a name's synonyms in that order.
 
-The names pylog changes dynamically (`DYNAMIC_CONFIGS`) are those of Kafka's dynamic lists
-that pylog acts on without a restart, all of them cluster-wide in Kafka (so they may be set
-at either level):
-- the broker defaults of the topic configs, under their primary broker name (Kafka's
-  `DynamicLogConfig`: `log.retention.ms`, `log.segment.bytes`, `message.max.bytes`,
-  `log.cleanup.policy`, `min.insync.replicas`, ...): every log without its own override
-  takes the new value;
-- the log cleaner's `log.cleaner.threads` (the cleaner restarts with the new count, as
-  Kafka's does), `log.cleaner.backoff.ms` and `log.cleaner.dedupe.buffer.size`.
+The names Kafka lets be updated dynamically (`KAFKA_DYNAMIC_MODES`, from Kafka's own table)
+are accepted here but for the few pylog reads only at start (`READ_AT_START`: `listeners`,
+`listener.security.protocol.map`, `num.replica.fetchers`, `producer.id.expiration.ms`),
+refused as static ones (README). Of the accepted names:
+- those pylog changes live (`DYNAMIC_CONFIGS`): the broker defaults of the topic configs,
+  under their primary broker name (Kafka's `DynamicLogConfig`: `log.retention.ms`,
+  `log.segment.bytes`, `message.max.bytes`, `log.cleanup.policy`, `min.insync.replicas`,
+  ...), which every log without its own override takes; the log cleaner's
+  `log.cleaner.threads` (the cleaner restarts with the new count, as Kafka's does),
+  `log.cleaner.backoff.ms` and `log.cleaner.dedupe.buffer.size`;
+- the others (thread pools, connection quotas, SASL and SSL settings, remote storage...),
+  which pylog does not act on: stored, validated and reported like the rest.
+Kafka's "per-broker" names may only be set on a node id, and the SSL key and trust store
+names only per listener (`listener.name.NAME.ssl.keystore.location`).
 
 Checks, as Kafka's broker makes them before the controller stores anything
 (`ConfigAdminManager.preprocess`, all or nothing per resource, INVALID_REQUEST each): a
 node id other than this broker's ("Unexpected broker id, expected 1, but received 2", or
 "Node id must be an integer, but it is: x"); a known name that is not dynamic ("Cannot
-update these configs dynamically: Set(a, b)"); a value of the wrong type or out of range
-("Invalid value x for configuration n: ..."); the resulting config as a whole. Names pylog
+update these configs dynamically: Set(a, b)"); a store name without its listener ("These
+security configs can be dynamically updated only per-listener using the listener prefix:
+HashSet(...)"); a value of the wrong type or out of range ("Invalid value x for configuration n:
+..."); a per-broker name on the cluster default ("Cannot update these configs at default
+cluster level, broker id must be specified: Set(...)"); the resulting config as a whole. Names pylog
 does not know are kept as given, as Kafka keeps custom ones.
 """
 
@@ -35,7 +43,8 @@ from protocol.error_codes import ErrorCode
 from storage.errors import InvalidConfig
 
 from pylog.config import BrokerConfig, ConfigSource
-from pylog.config_keys import CONFIG_KEYS, SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
+from pylog.config_keys import CONFIG_KEYS, KAFKA_DYNAMIC_MODES, SYNONYM_GROUPS, TOPIC_CONFIG_SYNONYMS
+from pylog.kafka_broker_configs import PER_LISTENER
 from pylog.errors import BrokerError
 
 log = logging.getLogger("pylog.dynamic_broker_config")
@@ -45,6 +54,15 @@ BROKER_RESOURCE = 4
 DYNAMIC_CONFIGS: frozenset[str] = frozenset(
     {synonyms[0][0] for synonyms in TOPIC_CONFIG_SYNONYMS.values() if synonyms[0][0] in CONFIG_KEYS}
     | {"log.cleaner.threads", "log.cleaner.backoff.ms", "log.cleaner.dedupe.buffer.size"})
+
+READ_AT_START: frozenset[str] = frozenset(
+    name for name in KAFKA_DYNAMIC_MODES if CONFIG_KEYS[name].acted_on and name not in DYNAMIC_CONFIGS)
+
+# The names a BROKER resource may hold: applied live, or not acted on at all.
+UPDATABLE: frozenset[str] = frozenset(KAFKA_DYNAMIC_MODES) - READ_AT_START
+
+PER_BROKER: frozenset[str] = frozenset(
+    name for name, mode in KAFKA_DYNAMIC_MODES.items() if mode == "per-broker")
 
 
 def dynamic_broker_configs(image, node_id: int) -> tuple[dict[str, str], dict[str, str]]:
@@ -61,8 +79,10 @@ def invalid_value_message(error: InvalidConfig, given: str | None) -> str:
     return f"Invalid value {value} for configuration {error.name}: {error.reason}"
 
 
-def _scala_set(names) -> str:
-    return f"Set({', '.join(sorted(names))})"
+def _scala_set(names, kind: str = "Set") -> str:
+    """How Kafka's messages print a Scala set of names (Set, or HashSet for a filtered
+    mutable one); the order of more than one is Scala's hashing, sorted here."""
+    return f"{kind}({', '.join(sorted(names))})"
 
 
 class DynamicBrokerConfig:
@@ -98,7 +118,7 @@ class DynamicBrokerConfig:
 
     def effective(self, cluster_default: Mapping[str, str], per_broker: Mapping[str, str]) -> BrokerConfig:
         """The config these dynamic values make (InvalidConfig when they do not fit)."""
-        dynamic = {n: v for n, v in {**cluster_default, **per_broker}.items() if n in DYNAMIC_CONFIGS}
+        dynamic = {n: v for n, v in {**cluster_default, **per_broker}.items() if n in UPDATABLE}
         return self.static.with_overrides(dynamic) if dynamic else self.static
 
     # -- checks ------------------------------------------------------------------------
@@ -119,10 +139,15 @@ class DynamicBrokerConfig:
         """BrokerError(INVALID_REQUEST) with Kafka's message unless `new` (the resource's whole
         set of values after the change) may be stored for the BROKER resource `name` ("" or
         this node's id, checked by `check_node`)."""
-        static = {n for n in new if n in CONFIG_KEYS and n not in DYNAMIC_CONFIGS}
+        static = {n for n in new if n in CONFIG_KEYS and n not in UPDATABLE}
         if static:
             raise BrokerError(ErrorCode.INVALID_REQUEST,
                               f"Cannot update these configs dynamically: {_scala_set(static)}")
+        bare = {n for n in new if n in PER_LISTENER}
+        if bare:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              "These security configs can be dynamically updated only per-listener "
+                              f"using the listener prefix: {_scala_set(bare, 'HashSet')}")
         for config_name, value in new.items():
             key = CONFIG_KEYS.get(config_name)
             if key is None:
@@ -131,6 +156,11 @@ class DynamicBrokerConfig:
                 key.parse(value)
             except InvalidConfig as e:
                 raise BrokerError(ErrorCode.INVALID_REQUEST, invalid_value_message(e, value)) from None
+        per_broker = {n for n in new if n in PER_BROKER}
+        if per_broker and not name:
+            raise BrokerError(ErrorCode.INVALID_REQUEST,
+                              "Cannot update these configs at default cluster level, broker id must be "
+                              f"specified: {_scala_set(per_broker)}")
         try:
             if name:
                 self.effective(self.cluster_default, new)

@@ -24,6 +24,7 @@ Pure: no I/O, no state; ConfigKeys are immutable.
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import enum
 import os
 import re
@@ -49,6 +50,8 @@ class Type(enum.Enum):
     STRING = "string"
     LIST = "list"        # Kafka LIST: comma-separated, items trimmed
     CSV = "csv"          # a Kafka STRING that holds a comma-separated list (listeners, log.dirs)
+    CLASS = "class"      # a Java class name: text here
+    PASSWORD = "password"  # text that is never printed: DescribeConfigs reports it as null
 
 
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -114,6 +117,54 @@ def each_of(*choices: str, allow_empty: bool = True) -> Validator:
     return check
 
 
+def one_of_any_case(*choices: str) -> Validator:
+    """Kafka's CaseInsensitiveValidString."""
+    folded = {choice.upper() for choice in choices}
+
+    def check(value: Any) -> str | None:
+        if value is not None and value.upper() not in folded:
+            return f"String must be one of (case insensitive): {', '.join(choices)}"
+        return None
+
+    return check
+
+
+def non_empty(value: Any) -> str | None:
+    """Kafka's NonEmptyString."""
+    if value is not None and not value:
+        return "String must be non-empty"
+    return None
+
+
+_RANGE_RE = re.compile(r"\[(-?[0-9.]+)?,\.\.\.(?:,(-?[0-9.]+))?\]")
+_CHOICES_RE = re.compile(r"(\(case insensitive\) )?\[([^\]]*)\]")
+
+
+def validator_from_kafka(text: str | None, type_: Type) -> Validator | None:
+    """The validator Kafka prints as `text` in its config docs: a range ("[1,...]",
+    "[0,...,100]"), a choice of strings ("[compact, delete]", for a LIST each item;
+    "(case insensitive) [ES256, RS256]") or "non-empty string". Other forms (None for them)
+    are not checked."""
+    if text is None:
+        return None
+    match = _RANGE_RE.fullmatch(text)
+    if match:
+        lo, hi = (None if bound is None else (float(bound) if "." in bound else int(bound))
+                  for bound in match.groups())
+        if lo is None:
+            return None
+        return at_least(lo) if hi is None else between(lo, hi)
+    match = _CHOICES_RE.fullmatch(text)
+    if match and type_ in (Type.STRING, Type.LIST):
+        choices = tuple(match.group(2).split(", ")) if match.group(2) else ()
+        if match.group(1):
+            return one_of_any_case(*choices) if type_ is Type.STRING else None
+        return one_of(*choices) if type_ is Type.STRING else each_of(*choices)
+    if text == "non-empty string" and type_ is Type.STRING:
+        return non_empty
+    return None
+
+
 # ---------------------------------------------------------------------------------------
 # Parsing and printing
 
@@ -148,7 +199,7 @@ def parse_value(name: str, type_: Type, raw: Any) -> Any:
         if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
             return raw.strip().lower() == "true"
         raise InvalidConfig(name, "Expected value to be either true or false", raw)
-    if type_ is Type.STRING:
+    if type_ in (Type.STRING, Type.CLASS, Type.PASSWORD):
         if isinstance(raw, str):
             return raw.strip()
         raise InvalidConfig(name, f"Expected value to be a string, but it was a {type(raw).__name__}", raw)
@@ -181,8 +232,25 @@ def format_value(type_: Type, value: Any) -> str | None:
     if type_ in (Type.LIST, Type.CSV):
         return ",".join(value)
     if type_ is Type.DOUBLE:
-        return repr(float(value))
+        return java_double_text(float(value))
+    if type_ is Type.PASSWORD:
+        return None
     return str(value)
+
+
+def java_double_text(value: float) -> str:
+    """Java's Double.toString: plain between 10^-3 and 10^7 ("0.5", "100.0"), else
+    "1.7976931348623157E308"; the digits are the shortest that read back, as Python's."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}[repr(value)]
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(value)
+        return text if "." in text else text + ".0"
+    shortest = decimal.Decimal(repr(abs(value)))
+    exponent = shortest.adjusted()
+    digits = "".join(map(str, shortest.as_tuple().digits)).lstrip("0")
+    fraction = digits[1:].rstrip("0") or "0"
+    return f"{'-' if value < 0 else ''}{digits[0]}.{fraction}E{exponent}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -197,7 +265,8 @@ class ConfigKey:
 
     `default` is typed (None: no value unless given). `kafka_default` is Kafka's, when pylog
     chose another. `acted_on` is False for names accepted and reported but not read by any
-    behaviour yet. `pylog_only` names are not Kafka configs."""
+    behaviour yet. `pylog_only` names are not Kafka configs. `internal` names (Kafka's
+    internal configs) are described only when they are given."""
 
     name: str
     type: Type
@@ -207,6 +276,7 @@ class ConfigKey:
     acted_on: bool = True
     kafka_default: Any = _SAME
     pylog_only: bool = False
+    internal: bool = False
 
     @property
     def attribute(self) -> str:

@@ -63,7 +63,7 @@ from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
 from pylog.dispatch import Api
-from pylog.dynamic_broker_config import DYNAMIC_CONFIGS, DynamicBrokerConfig
+from pylog.dynamic_broker_config import UPDATABLE, DynamicBrokerConfig
 from pylog.controller.configuration_control import (
     OP_APPEND,
     OP_DELETE,
@@ -113,6 +113,7 @@ _CONFIG_TYPES = {
     Type.INT: CONFIG_TYPE_INT, Type.SHORT: CONFIG_TYPE_SHORT, Type.LONG: CONFIG_TYPE_LONG,
     Type.DOUBLE: CONFIG_TYPE_DOUBLE, Type.LIST: CONFIG_TYPE_LIST,
     Type.CSV: CONFIG_TYPE_STRING,  # listeners, log.dirs: Kafka STRINGs holding a list
+    Type.CLASS: CONFIG_TYPE_CLASS, Type.PASSWORD: CONFIG_TYPE_PASSWORD,
 }
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
@@ -242,6 +243,7 @@ class ConfigValue(NamedTuple):
     synonyms: list[tuple[str, str | None, ConfigSource]]
     config_type: int
     documentation: str | None
+    sensitive: bool = False
 
 
 # ---------------------------------------------------------------------------------------
@@ -264,7 +266,7 @@ def make_describe_configs_handler(broker):
                                       resource_name=resource.resource_name, configs=[]))
                 continue
             broker_resource = resource.resource_type == RESOURCE_BROKER
-            entries = [_entry(v, broker_resource and v.name not in DYNAMIC_CONFIGS, include_synonyms,
+            entries = [_entry(v, broker_resource and v.name not in UPDATABLE, include_synonyms,
                               include_documentation) for v in values]
             results.append(Result(error_code=ErrorCode.NONE, error_message=None,
                                   resource_type=resource.resource_type,
@@ -279,7 +281,7 @@ def _entry(value: ConfigValue, read_only: bool, include_synonyms: bool,
     return Entry(
         name=value.name, value=value.value, read_only=read_only,
         is_default=value.source == ConfigSource.DEFAULT_CONFIG,
-        config_source=int(value.source), is_sensitive=False,
+        config_source=int(value.source), is_sensitive=value.sensitive,
         synonyms=[Synonym(name=n, value=v, source=int(s)) for n, v, s in value.synonyms]
         if include_synonyms else [],
         config_type=value.config_type,
@@ -350,20 +352,24 @@ def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValu
 
 def describe_broker_configs(dynamic: DynamicBrokerConfig) -> list[ConfigValue]:
     """Every broker config, as DescribeConfigs reports it for this node: the effective
-    value, the source of its first synonym."""
+    value, the source of its first synonym. As in Kafka, a PASSWORD is sensitive (its value
+    and its synonyms' values null), and so is a name whose type is not known."""
     config = dynamic.current
     values = []
     for row in config.describe():
         key = BROKER_CONFIG_KEYS[row.name]
+        sensitive = key.type is Type.PASSWORD
         synonyms = dynamic.synonyms(row.name)
+        if sensitive:
+            synonyms = [(n, None, s) for n, _, s in synonyms]
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
         values.append(ConfigValue(row.name, row.value, source, synonyms,
-                                  _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc))
-    for name, text in dynamic.static.unknown.items():
-        # Kafka lists the names it was given but does not know, as given.
-        values.append(ConfigValue(name, text, ConfigSource.STATIC_BROKER_CONFIG,
-                                  [(name, text, ConfigSource.STATIC_BROKER_CONFIG)],
-                                  CONFIG_TYPE_UNKNOWN, None))
+                                  _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc, sensitive))
+    for name in dynamic.static.unknown:
+        # Kafka lists the names it was given but does not know, hidden.
+        values.append(ConfigValue(name, None, ConfigSource.STATIC_BROKER_CONFIG,
+                                  [(name, None, ConfigSource.STATIC_BROKER_CONFIG)],
+                                  CONFIG_TYPE_UNKNOWN, None, True))
     values.sort(key=lambda v: v.name)
     return values
 
@@ -376,9 +382,12 @@ def describe_cluster_default_configs(dynamic: DynamicBrokerConfig) -> list[Confi
         key = BROKER_CONFIG_KEYS.get(name)
         synonyms = [s for s in dynamic.synonyms(name) if s[2] == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
+        sensitive = key is None or key.type is Type.PASSWORD
+        if sensitive:
+            text, synonyms = None, [(n, None, s) for n, _, s in synonyms]
         values.append(ConfigValue(name, text, source, synonyms,
                                   _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN) if key else CONFIG_TYPE_UNKNOWN,
-                                  key.doc if key else None))
+                                  key.doc if key else None, sensitive))
     return values
 
 

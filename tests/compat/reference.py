@@ -14,11 +14,13 @@ is set once, in `tests/compat/versions.properties`.
   (a formatted directory has `meta.properties`; formatting it again is refused);
 - the internal topics' replication factors are 1, and `group.initial.rebalance.delay.ms` is
   0, as pylog's default (Kafka's is 3 s), so group tests wait for neither;
-- `SAME_ON_BOTH`, given to pylog too: the tests write records with fixed CreateTime
-  timestamps of 2023, older than the default 7-day `retention.ms`, so the broker's first
-  retention check (30 s after the start, then every 5 minutes) would delete them under a
-  running test; the checks are a day apart instead, and on Kafka the first one is a day
-  after the start too (`log.initial.task.delay.ms`, a Kafka setting pylog does not have);
+- these settings and the next are `SAME_ON_BOTH`, given to pylog too, so that both brokers
+  describe the same static configs;
+- the tests write records with fixed CreateTime timestamps of 2023, older than the default
+  7-day `retention.ms`, so the broker's first retention check (30 s after the start, then
+  every 5 minutes) would delete them under a running test; the checks are a day apart
+  instead, and on Kafka the first one is a day after the start too
+  (`log.initial.task.delay.ms`, which pylog accepts but does not act on);
 - ready when a Metadata request on the client port lists the broker and a controller (the
   port opens before the broker is unfenced);
 - `stop()` sends SIGTERM (Kafka's controlled shutdown) and waits; `kill()` is SIGKILL.
@@ -70,7 +72,17 @@ START_SCRIPT_JVM_FLAGS = ("-Xmx1G", "-Xms1G", "-server", "-XX:+UseG1GC", "-XX:Ma
 
 
 # broker configs both brokers of the compat tests get (see the module docstring)
-SAME_ON_BOTH = {"log.retention.check.interval.ms": "86400000"}
+SAME_ON_BOTH = {
+    "num.partitions": "1",
+    "offsets.topic.replication.factor": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "group.initial.rebalance.delay.ms": "0",
+    "log.retention.check.interval.ms": "86400000",
+    "log.initial.task.delay.ms": "86400000",
+}
 
 
 def classpath() -> str:
@@ -147,15 +159,7 @@ class KafkaBroker:
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(self.data_dir),
-            "num.partitions": "1",
-            "offsets.topic.replication.factor": "1",
-            "transaction.state.log.replication.factor": "1",
-            "transaction.state.log.min.isr": "1",
-            "share.coordinator.state.topic.replication.factor": "1",
-            "share.coordinator.state.topic.min.isr": "1",
-            "group.initial.rebalance.delay.ms": "0",
             **SAME_ON_BOTH,
-            "log.initial.task.delay.ms": "86400000",
         }
         properties.update({key: str(value) for key, value in self.overrides.items()})
         return properties

@@ -40,7 +40,7 @@ from protocol.messages import (
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
 )
-from pylog.dynamic_broker_config import DYNAMIC_CONFIGS
+from pylog.dynamic_broker_config import UPDATABLE
 from pylog.handlers import configs as config_handlers
 from pylog.handlers import topics as topic_handlers
 from pylog.testing import EmbeddedBroker
@@ -285,9 +285,9 @@ def test_kafka_python_describe_configs(broker_factory):
         assert broker_configs["num.partitions"]["config_source"] == "DEFAULT_CONFIG"
         assert broker_configs["num.partitions"]["config_type"] == "INT"
         assert broker_configs["log.retention.ms"]["value"] is None
-        # the dynamic names (pylog/dynamic_broker_config.py) are the only ones not read-only
+        # the names a BROKER resource may hold (pylog/dynamic_broker_config.py) are the only ones not read-only
         assert {n for n, c in broker_configs.items() if not c["read_only"]} == (
-            DYNAMIC_CONFIGS & set(broker_configs))
+            UPDATABLE & set(broker_configs))
         assert not broker_configs["log.retention.ms"]["read_only"]
         assert broker_configs["num.partitions"]["read_only"]
 

@@ -243,3 +243,48 @@ def test_configured_listeners_with_port_zero_are_described_with_the_bound_port(t
             client.close()
     assert described["listeners"].value == f"PLAINTEXT://127.0.0.1:{broker.port}"
     assert described["advertised.listeners"].value == "PLAINTEXT://localhost:0"
+
+
+# ---------------------------------------------------------------------------------------
+# Kafka's other dynamic names (pylog/kafka_broker_configs.py): stored and described
+
+
+def test_kafkas_dynamic_names_pylog_does_not_act_on_are_stored_and_described(raw):
+    assert alter(raw, "", ("num.io.threads", SET, "16"), ("background.threads", SET, "4")) == (0, None)
+    assert alter(raw, "1", ("ssl.cipher.suites", SET, "TLS_AES_128_GCM_SHA256"),
+                 ("listener.name.plaintext.ssl.keystore.password", SET, "secret")) == (0, None)
+    described = describe(raw, BROKER, "1", "num.io.threads", "background.threads", "ssl.cipher.suites",
+                         "ssl.keystore.password", "num.partitions")
+    io_threads = described["num.io.threads"]
+    assert (io_threads.value, io_threads.config_source, io_threads.read_only) == ("16", DYNAMIC_DEFAULT_BROKER_CONFIG,
+                                                                                  False)
+    assert synonyms(io_threads) == [("num.io.threads", "16", DYNAMIC_DEFAULT_BROKER_CONFIG),
+                                    ("num.io.threads", "8", DEFAULT_CONFIG)]
+    suites = described["ssl.cipher.suites"]
+    assert (suites.value, suites.config_source, suites.config_type) == ("TLS_AES_128_GCM_SHA256",
+                                                                        DYNAMIC_BROKER_CONFIG, 7)  # LIST
+    password = described["ssl.keystore.password"]
+    assert (password.value, password.is_sensitive, password.config_type, password.read_only) == (None, True, 9, False)
+    assert described["num.partitions"].read_only
+    default = describe(raw, BROKER, "")
+    assert default["num.io.threads"].value == "16"
+    per_broker = describe(raw, BROKER, "1")
+    assert per_broker["background.threads"].value == "4"
+
+
+def test_kafkas_refusals_of_per_broker_per_listener_and_start_only_names(raw):
+    cases = [
+        (("", ("ssl.cipher.suites", SET, "TLS_AES_128_GCM_SHA256")),
+         "Cannot update these configs at default cluster level, broker id must be specified: "
+         "Set(ssl.cipher.suites)"),
+        (("1", ("ssl.keystore.location", SET, "/tmp/ks.jks")),
+         "These security configs can be dynamically updated only per-listener using the listener prefix: "
+         "HashSet(ssl.keystore.location)"),
+        (("1", ("num.io.threads", SET, "0")),
+         "Invalid value 0 for configuration num.io.threads: Value must be at least 1"),
+        (("1", ("listeners", SET, "PLAINTEXT://127.0.0.1:9999"), ("num.replica.fetchers", SET, "2")),
+         "Cannot update these configs dynamically: Set(listeners, num.replica.fetchers)"),
+    ]
+    for args, message in cases:
+        assert alter(raw, *args) == (ErrorCode.INVALID_REQUEST, message), args
+    assert set(describe(raw, BROKER, "")) == {"min.insync.replicas"}
