@@ -21,9 +21,10 @@ IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's
   API one deleting each stored name left out; GROUP: the empty name INVALID_REQUEST
   "Default group resources are not allowed.", then the group's new set of values checked
   as a whole (pylog/group_configs.py, INVALID_CONFIG) and one ConfigRecord(resource_type=32)
-  per changed name, whether the group exists or not; BROKER_LOGGER (answered by the
-  broker), CLIENT_METRICS: INVALID_REQUEST "Unknown resource type X" (kept from the
-  broker's handler); TOPIC: the empty name INVALID_REQUEST, an illegal name
+  per changed name, whether the group exists or not; CLIENT_METRICS: the subscription's
+  new set of values checked as a whole (pylog/client_metrics_configs.py) and one
+  ConfigRecord(resource_type=16) per changed name; BROKER_LOGGER (answered by the broker):
+  INVALID_REQUEST "Unknown resource type X" should it come here; TOPIC: the empty name INVALID_REQUEST, an illegal name
   INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a
   SET to null deletes; the legacy AlterConfigs replaces the whole set, a null value
   leaving the name out) validated as a whole through LogConfig (INVALID_CONFIG with
@@ -50,6 +51,7 @@ from storage.config import LogConfig
 from storage.config_def import Type
 from storage.errors import InvalidConfig
 
+from pylog.client_metrics_configs import CLIENT_METRICS_CONFIG_KEYS, check_client_metrics_configs
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
@@ -239,7 +241,7 @@ def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_
 
 def config_records(resource_type: int, resource: str, current: dict[str, str],
                    new: dict[str, str]) -> list[tuple[ConfigRecord, int]]:
-    """The ConfigRecords that take a TOPIC or GROUP resource's values from `current` to
+    """The ConfigRecords that take a TOPIC, GROUP or CLIENT_METRICS resource's values from `current` to
     `new`: one per changed name (new or changed values first, in `new`'s order, then
     deletions). BrokerError(INVALID_CONFIG) for a value too long for a ConfigRecord."""
     records: list[tuple[ConfigRecord, int]] = []
@@ -338,6 +340,8 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
         return _alter_broker_resource(image, resource, incremental)
     if resource_type == RESOURCE_GROUP:
         return _alter_group_resource(image, resource, incremental, settings)
+    if resource_type == RESOURCE_CLIENT_METRICS:
+        return _alter_client_metrics_resource(image, resource, incremental)
     if resource_type != RESOURCE_TOPIC:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unknown resource type {RESOURCE_TYPE_NAMES[resource_type]}")
@@ -369,6 +373,19 @@ def _alter_group_resource(image: MetadataImage, resource, incremental: bool, set
         new = {c.name: c.value for c in resource.configs}
     check_group_configs(settings.group_broker_configs, new)
     return config_records(RESOURCE_GROUP, name, current, new)
+
+
+def _alter_client_metrics_resource(image: MetadataImage, resource, incremental: bool) -> list:
+    """A CLIENT_METRICS resource (a subscription): its new set of values checked as a whole
+    (pylog/client_metrics_configs.py); one ConfigRecord per changed name."""
+    name = resource.resource_name
+    current = dict(image.configs.get((RESOURCE_CLIENT_METRICS, name), {}))
+    if incremental:
+        new = apply_config_operations(current, resource.configs, CLIENT_METRICS_CONFIG_KEYS)
+    else:
+        new = {c.name: c.value for c in resource.configs if c.value is not None}
+    check_client_metrics_configs(name, new)
+    return config_records(RESOURCE_CLIENT_METRICS, name, current, new)
 
 
 def _alter_broker_resource(image: MetadataImage, resource, incremental: bool) -> list:

@@ -1,7 +1,7 @@
 """DescribeConfigs (key 32), IncrementalAlterConfigs (key 44), AlterConfigs (key 33).
 
 Resources (Kafka's `ConfigResource.Type` ids): TOPIC (2), BROKER (4), BROKER_LOGGER (8),
-GROUP (32).
+CLIENT_METRICS (16), GROUP (32).
 
 DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 
@@ -17,7 +17,8 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 - BROKER: the resource name is the node id ("1"): every broker config with its effective
   value and the source of its first synonym (dynamic per-broker, cluster default, static,
   default: pylog/dynamic_broker_config.py), plus the unknown names the broker was given,
-  as Kafka lists them; the names pylog changes dynamically are not read-only. The empty
+  hidden (sensitive, null), as Kafka lists them; a PASSWORD is sensitive too; the names a
+  BROKER resource may hold are not read-only. The empty
   name: the cluster-wide dynamic defaults, each with its DYNAMIC_DEFAULT_BROKER_CONFIG
   synonym only. Another node id, or a name that is not a number: INVALID_REQUEST.
 - BROKER_LOGGER: the node id: the loggers and their levels (pylog/broker_loggers.py),
@@ -27,6 +28,10 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   value (source GROUP_CONFIG) or the default (DEFAULT_CONFIG), each with that one synonym,
   not read-only; a group that does not exist has the defaults. The empty name:
   INVALID_REQUEST "Group name must not be empty".
+- CLIENT_METRICS: the subscription name: its three configs (pylog/client_metrics_configs.py),
+  its own values (source CLIENT_METRICS_CONFIG, that one synonym) or the defaults (no
+  synonym); a name without a subscription has the defaults. The empty name:
+  INVALID_REQUEST "Client metrics subscription name must not be empty".
 - `configuration_keys` null or empty means every config. v0 reports `is_default`
   (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
   `config_type` and (when asked) the documentation (null for topic configs).
@@ -39,8 +44,9 @@ null value but for DELETE ("Null value not supported for : a, b"), INVALID_REQUE
 BROKER resources are checked here (node id, dynamic names, values:
 `DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
 resources (IncrementalAlterConfigs only; the legacy API: INVALID_REQUEST "Unknown resource
-type 8") are applied here and never stored; GROUP resources go to the controller as they
-are (it checks them, pylog/group_configs.py). The controller writes ConfigRecords; every
+type 8") are applied here and never stored; GROUP and CLIENT_METRICS resources go to the
+controller as they are (it checks them, pylog/group_configs.py,
+pylog/client_metrics_configs.py). The controller writes ConfigRecords; every
 broker applies them when they come back (pylog/metadata_publisher.py).
 """
 
@@ -59,6 +65,7 @@ from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.config_def import Type
 
 from pylog.broker_loggers import alter_loggers, loggers
+from pylog.client_metrics_configs import CLIENT_METRICS_CONFIG_KEYS
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
@@ -321,6 +328,11 @@ def describe_resource(broker, resource_type: int, name: str | None,
             raise BrokerError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
         values = describe_group_configs(broker.dynamic_config.current,
                                         broker.metadata_image().configs.get((RESOURCE_GROUP, name), {}))
+    elif resource_type == RESOURCE_CLIENT_METRICS:
+        if not name:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, "Client metrics subscription name must not be empty")
+        values = describe_client_metrics_configs(
+            broker.metadata_image().configs.get((RESOURCE_CLIENT_METRICS, name), {}))
     elif resource_type in _KNOWN_RESOURCE_TYPES:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")
@@ -388,6 +400,22 @@ def describe_cluster_default_configs(dynamic: DynamicBrokerConfig) -> list[Confi
         values.append(ConfigValue(name, text, source, synonyms,
                                   _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN) if key else CONFIG_TYPE_UNKNOWN,
                                   key.doc if key else None, sensitive))
+    return values
+
+
+def describe_client_metrics_configs(own: dict[str, str]) -> list[ConfigValue]:
+    """The three configs of a client-metrics subscription (none stored for a name that is
+    not one): its own value with source CLIENT_METRICS_CONFIG and that one synonym, else the
+    default with DEFAULT_CONFIG and none."""
+    values = []
+    for name in sorted(CLIENT_METRICS_CONFIG_KEYS):
+        key = CLIENT_METRICS_CONFIG_KEYS[name]
+        if name in own:
+            text = key.format(key.parse(own[name]))
+            source, synonyms = ConfigSource.CLIENT_METRICS_CONFIG, [(name, text, ConfigSource.CLIENT_METRICS_CONFIG)]
+        else:
+            text, source, synonyms = key.format(key.default), ConfigSource.DEFAULT_CONFIG, []
+        values.append(ConfigValue(name, text, source, synonyms, _CONFIG_TYPES[key.type], key.doc))
     return values
 
 

@@ -5,7 +5,7 @@ v0 (once ListClientMetricsResources) lists client-metrics subscriptions only; v1
 KafkaApis.handleListConfigResources does, in this order:
 
     GROUP (32)          the groups with a config of their own (GROUP ConfigRecords)
-    CLIENT_METRICS (16) the client-metrics subscriptions: pylog has none
+    CLIENT_METRICS (16) the client-metrics subscriptions (CLIENT_METRICS ConfigRecords)
     BROKER_LOGGER (8)   every broker registered with this listener, by node id
     BROKER (4)          the same brokers
     TOPIC (2)           every topic
@@ -43,6 +43,9 @@ def make_handler(broker):
         if GROUP in asked:
             found += [Resource(resource_name=name, resource_type=GROUP)
                       for kind, name in sorted(image.configs) if kind == GROUP and image.configs[(kind, name)]]
+        if CLIENT_METRICS in asked:
+            found += [Resource(resource_name=name, resource_type=CLIENT_METRICS)
+                      for kind, name in sorted(image.configs) if kind == CLIENT_METRICS and image.configs[(kind, name)]]
         if BROKER_LOGGER in asked:
             found += [Resource(resource_name=node_id, resource_type=BROKER_LOGGER) for node_id in node_ids]
         if BROKER in asked:

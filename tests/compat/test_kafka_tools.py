@@ -17,7 +17,6 @@ import re
 import threading
 import time
 
-import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
@@ -402,6 +401,36 @@ def test_configs_client_metrics_describe(on_both):
                             "client-metrics")
     picked = on_both.compare("kafka-configs.sh --describe client-metrics", described, stderr=True)
     assert described["pylog"].code == 0 and picked["pylog"] == [], picked["pylog"]
+
+
+def test_client_metrics_subscriptions(on_both):
+    """kafka-client-metrics.sh: a subscription made, described (by both tools), listed,
+    refused where Kafka refuses, deleted."""
+    name = unique("metrics-sub")
+    tool = ("kafka-client-metrics.sh", "--bootstrap-server", "{bootstrap}")
+    made = on_both.run(*tool, "--alter", "--name", name, "--metrics", "org.apache.kafka.producer.,org.apache.kafka.consumer.",
+                       "--interval", "1000", "--match", "client_id=app-.*,client_software_name=apache-kafka-java")
+    on_both.compare("kafka-client-metrics.sh --alter (a new subscription)", made, stderr=True)
+    picked = on_both.compare("kafka-client-metrics.sh --describe --name",
+                             on_both.run(*tool, "--describe", "--name", name))
+    assert any("interval.ms=1000" in line for line in picked["pylog"]), picked["pylog"]
+    picked = on_both.compare("kafka-client-metrics.sh --list", on_both.run(*tool, "--list"))
+    assert any(name in line for line in picked["pylog"]), picked["pylog"]
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type",
+                            "client-metrics", "--entity-name", name)
+    on_both.compare("kafka-configs.sh --describe client-metrics --entity-name", described)
+    refusals = {
+        "interval below 100 ms": ("--interval", "50"),
+        "unknown match selector": ("--match", "client_colour=red"),
+    }
+    for what, args in refusals.items():
+        refused = on_both.run(*tool, "--alter", "--name", name, *args)
+        on_both.compare(f"kafka-client-metrics.sh --alter ({what})", refused,
+                        lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception" in l][:1])
+    deleted = on_both.run(*tool, "--delete", "--name", name)
+    on_both.compare("kafka-client-metrics.sh --delete", deleted, stderr=True)
+    listed = on_both.compare("kafka-client-metrics.sh --list after --delete", on_both.run(*tool, "--list"))
+    assert not any(name in line for line in listed["pylog"])
 
 
 def test_configs_broker_loggers(on_both):

@@ -34,7 +34,7 @@ TOOLS = {
     "kafka-log-dirs.sh": "org.apache.kafka.tools.LogDirsCommand",
     "kafka-broker-api-versions.sh": "org.apache.kafka.tools.BrokerApiVersionsCommand",
     "kafka-features.sh": "org.apache.kafka.tools.FeatureCommand",
-    "kafka-share-groups.sh": "org.apache.kafka.tools.consumer.group.ShareGroupCommand",
+    "kafka-client-metrics.sh": "org.apache.kafka.tools.ClientMetricsCommand",
     "kafka-dump-log.sh": "kafka.tools.DumpLogSegments",
     "kafka-leader-election.sh": "org.apache.kafka.tools.LeaderElectionCommand",
     "kafka-reassign-partitions.sh": "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
