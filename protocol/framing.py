@@ -106,6 +106,18 @@ class FrameReader:
         """Bytes of input the reader holds in memory (fed, and not yet freed after use)."""
         return len(self._buf) + self._parts_bytes
 
+    @property
+    def next_frame_size(self) -> int | None:
+        """The size its prefix claims for the next frame, once the prefix has arrived and
+        the frame is not complete yet; else None. (After `frames()`, this is the frame being
+        received, if any: what a memory pool charges before its bytes are in.)"""
+        if self._size >= 0:
+            return self._size if self._parts_bytes < self._size else None
+        if len(self._buf) - self._pos < SIZE_BYTES:
+            return None
+        size = SIZE.unpack_from(self._buf, self._pos)[0]
+        return size if len(self._buf) - self._pos - SIZE_BYTES < size else None
+
     def feed(self, data: Bytes) -> None:
         """Add received bytes.
 

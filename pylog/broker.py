@@ -300,7 +300,9 @@ class Broker:
         bind_host, bind_port = self.config.listener_address()
         self.server = await start_server(self.dispatcher, bind_host if host is None else host,
                                          bind_port if port is None else port,
-                                         self.config.socket_request_max_bytes)
+                                         self.config.socket_request_max_bytes,
+                                         max_idle_ms=self.config.connections_max_idle_ms,
+                                         queued_max_request_bytes=self.config.queued_max_request_bytes)
         self.host, self.port = self.server.address
         self.dynamic_config.rebase(self.dynamic_config.static.served_at(bind_host if host is None else host, self.port))
         self.config = self.dynamic_config.current

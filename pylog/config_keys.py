@@ -130,7 +130,11 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("num.io.threads", _I, 8, "JVM request threads.", at_least(1), **_NOT_YET),
     ConfigKey("queued.max.requests", _I, 500, "Request queue length.", at_least(1), **_NOT_YET),
     ConfigKey("connections.max.idle.ms", _L, 10 * 60 * 1000,
-              "Idle connections are closed after this long.", **_NOT_YET),
+              "A connection with no request in and no response out for this long is closed "
+              "(-1: never)."),
+    ConfigKey("queued.max.request.bytes", _L, -1,
+              "Bytes of requests held across all connections before they stop reading (-1: no "
+              "bound)."),
     # -- topics --
     ConfigKey("num.partitions", _I, 1, "Partitions of an auto-created topic, and of a created "
               "topic that does not say.", at_least(1)),

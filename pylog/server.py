@@ -15,7 +15,16 @@ the StreamReader's copying, which is the bottleneck for large produce requests.
 
 Flow control: when the frames waiting on a connection pass `MAX_PENDING_BYTES` the
 transport stops reading until they are consumed, so a client that pipelines faster than
-the broker answers cannot grow memory without bound.
+the broker answers cannot grow memory without bound. Across connections,
+`queued.max.request.bytes` bounds the bytes of the requests held (pylog/request_memory.py):
+each frame is charged from its size prefix on, released once answered, and while the pool
+is exhausted the connections stop reading. A frame's bytes are allocated only as they
+arrive (protocol/framing.py), and a closed connection drops what it held at once.
+
+Idle connections: `connections.max.idle.ms` (Kafka's default 10 minutes; -1 never) closes
+a connection with no complete request in and no response out for that long, and nothing
+waiting or in hand; a connection that never completes its frame is idle too. A long-poll
+Fetch in hand keeps its connection from being idle.
 
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a
@@ -28,10 +37,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import time
 
 from protocol.errors import InvalidFrame
 from protocol.framing import FrameReader
 from pylog.dispatch import CloseConnection, Dispatcher
+from pylog.request_memory import RequestMemory
 
 log = logging.getLogger("pylog.server")
 
@@ -39,9 +50,11 @@ MAX_PENDING_BYTES = 32 * 1024 * 1024
 
 
 class Connection(asyncio.Protocol):
-    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set):
+    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set,
+                 memory: RequestMemory | None = None):
         self.dispatcher = dispatcher
         self.connections = connections
+        self.memory = memory if memory is not None else RequestMemory()
         self.busy = False
         self.reader = FrameReader(max_frame_bytes)
         self.pending: collections.deque = collections.deque()
@@ -50,7 +63,10 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.task: asyncio.Task | None = None
         self.peer = ("", 0)
-        self.paused = False
+        self.paused = False              # too many frames waiting on this connection
+        self.paused_for_memory = False   # the request memory pool is exhausted
+        self.admitted_bytes = 0          # charged for the frame being received, if admitted
+        self.last_active_s = time.monotonic()   # a complete request in, or a response out
 
     def connection_made(self, transport) -> None:
         self.transport = transport
@@ -58,25 +74,75 @@ class Connection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         if peer:
             self.peer = (peer[0], peer[1])
+        if self.memory.exhausted:
+            self.pause_for_memory()
         self.task = asyncio.get_running_loop().create_task(self.serve())
 
     def data_received(self, data: bytes) -> None:
         try:
             self.reader.feed(data)
-            for frame in self.reader.frames():
-                self.pending.append(frame)
-                self.pending_bytes += len(frame)
         except InvalidFrame as e:
             self.close(f"bad frame: {e}")
             return
+        if self.paused_for_memory:
+            # read though paused (uvloop starts reading after connection_made, whatever it
+            # said): the bytes wait in the reader until the pool has room
+            self.transport.pause_reading()
+            return
+        self.take_frames()
+
+    def take_frames(self) -> None:
+        """Move the complete frames from the reader to `pending`, charging the pool."""
+        try:
+            for frame in self.reader.frames():
+                if self.admitted_bytes:
+                    self.admitted_bytes = 0     # its charge is the frame's from now on
+                else:
+                    self.memory.charge(len(frame))
+                self.pending.append(frame)
+                self.pending_bytes += len(frame)
+                self.last_active_s = time.monotonic()
+        except InvalidFrame as e:
+            self.close(f"bad frame: {e}")
+            return
+        claimed = self.reader.next_frame_size
+        if claimed is not None and not self.admitted_bytes and not self.memory.exhausted:
+            self.memory.charge(claimed)
+            self.admitted_bytes = claimed
+        if self.memory.exhausted:
+            for connection in self.connections:
+                connection.pause_for_memory()
         if self.pending:
             self.wakeup.set()
             if self.pending_bytes > MAX_PENDING_BYTES and not self.paused:
                 self.paused = True
                 self.transport.pause_reading()
 
+    def pause_for_memory(self) -> None:
+        """Stop reading until the pool has room, unless in the middle of an admitted frame."""
+        if self.admitted_bytes or self.paused_for_memory or self.transport is None:
+            return
+        self.paused_for_memory = True
+        self.memory.pause(self)
+        self.transport.pause_reading()
+
+    def resume_for_memory(self) -> None:
+        self.paused_for_memory = False
+        if self.transport is None or self.transport.is_closing():
+            return
+        if not self.paused:
+            self.transport.resume_reading()
+        self.take_frames()
+
     def connection_lost(self, exc) -> None:
         self.connections.discard(self)
+        self.memory.forget(self)
+        held, self.admitted_bytes = self.pending_bytes + self.admitted_bytes, 0
+        self.pending.clear()
+        self.pending_bytes = 0
+        self.reader = FrameReader(self.reader.max_frame_bytes)   # what a half-sent frame held goes now
+        if held:
+            self.memory.release(held)
         if self.task is not None:
             self.task.cancel()
 
@@ -86,6 +152,10 @@ class Connection(asyncio.Protocol):
             self.transport.close()
         if self.task is not None:
             self.task.cancel()
+
+    def idle_for_s(self, now_s: float) -> float:
+        """How long nothing has happened here (0 while a request is waiting or in hand)."""
+        return 0.0 if self.busy or self.pending else now_s - self.last_active_s
 
     async def serve(self) -> None:
         while True:
@@ -97,7 +167,8 @@ class Connection(asyncio.Protocol):
             self.pending_bytes -= len(frame)
             if self.paused and self.pending_bytes <= MAX_PENDING_BYTES // 2:
                 self.paused = False
-                self.transport.resume_reading()
+                if not self.paused_for_memory:
+                    self.transport.resume_reading()
             self.busy = True
             try:
                 response = await self.dispatcher.handle(frame, *self.peer)
@@ -112,18 +183,24 @@ class Connection(asyncio.Protocol):
                 return
             finally:
                 self.busy = False
+                self.memory.release(len(frame))
             if response is not None and not self.transport.is_closing():
                 self.transport.write(response)
+            self.last_active_s = time.monotonic()
 
 
 class Server:
-    """The listening socket and its connections."""
+    """The listening socket, its connections, and the closing of idle ones."""
 
-    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int):
+    def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, *, max_idle_ms: int = -1,
+                 queued_max_request_bytes: int = -1):
         self.dispatcher = dispatcher
         self.max_frame_bytes = max_frame_bytes
+        self.max_idle_ms = max_idle_ms
+        self.memory = RequestMemory(queued_max_request_bytes)
         self.connections: set[Connection] = set()
         self.listener: asyncio.Server | None = None
+        self._reaper: asyncio.Task | None = None
 
     @property
     def address(self) -> tuple[str, int]:
@@ -132,10 +209,31 @@ class Server:
     async def start(self, host: str, port: int) -> None:
         loop = asyncio.get_running_loop()
         self.listener = await loop.create_server(
-            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections), host, port)
+            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory), host, port)
+        if self.max_idle_ms >= 0:
+            self._reaper = loop.create_task(self._close_idle())
+
+    async def _close_idle(self) -> None:
+        """Close the connections idle for `connections.max.idle.ms`, checking a few times
+        per period (at most every second): no complete request in and no response out for
+        that long, with nothing waiting, counts as idle, a half-sent frame too."""
+        max_idle_s = self.max_idle_ms / 1000
+        check_s = min(max(max_idle_s / 4, 0.01), 1.0)
+        while True:
+            await asyncio.sleep(check_s)
+            now_s = time.monotonic()
+            for connection in list(self.connections):
+                idle_s = connection.idle_for_s(now_s)
+                if idle_s >= max_idle_s:
+                    log.info("closing connection from %s:%s: idle for %d ms (connections.max.idle.ms %d)",
+                             connection.peer[0], connection.peer[1], idle_s * 1000, self.max_idle_ms)
+                    connection.transport.close()
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Stop accepting; let each connection finish the request it is handling; close all."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            self._reaper = None
         if self.listener is not None:
             self.listener.close()
         connections = list(self.connections)
@@ -157,7 +255,9 @@ class Server:
             self.listener = None
 
 
-async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int) -> Server:
-    server = Server(dispatcher, max_frame_bytes)
+async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int, *,
+                       max_idle_ms: int = -1, queued_max_request_bytes: int = -1) -> Server:
+    server = Server(dispatcher, max_frame_bytes, max_idle_ms=max_idle_ms,
+                    queued_max_request_bytes=queued_max_request_bytes)
     await server.start(host, port)
     return server

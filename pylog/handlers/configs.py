@@ -39,7 +39,9 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
 IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
 Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
 (pylog/controller/configuration_control.py), keeping each answer in its resource's place.
-Every resource first: a config name twice ("Error due to duplicate config keys") or a
+A resource named twice: each of its entries INVALID_REQUEST "Each resource must appear at
+most once.", nothing else done with it. Every resource first: a config name twice ("Error
+due to duplicate config keys") or a
 null value but for DELETE ("Null value not supported for : a, b"), INVALID_REQUEST. Then
 BROKER resources are checked here (node id, dynamic names, values:
 `DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
@@ -168,7 +170,11 @@ def make_alter_configs_handler(broker, incremental: bool):
 
     async def handle(request, context):
         answered: dict[int, BrokerError | None] = {}   # the resources answered here
+        named = [(r.resource_type, r.resource_name) for r in request.resources]
         for resource in request.resources:
+            if named.count((resource.resource_type, resource.resource_name)) > 1:
+                answered[id(resource)] = BrokerError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+                continue
             try:
                 check_config_names_and_values(resource, incremental)
                 if resource.resource_type == RESOURCE_BROKER:
@@ -275,7 +281,8 @@ def make_describe_configs_handler(broker):
             broker_resource = resource.resource_type == RESOURCE_BROKER
             entries = [_entry(v, broker_resource and v.name not in UPDATABLE, include_synonyms,
                               include_documentation) for v in values]
-            results.append(Result(error_code=ErrorCode.NONE, error_message=None,
+            # Kafka leaves the message at its generated default, "", on success
+            results.append(Result(error_code=ErrorCode.NONE, error_message="",
                                   resource_type=resource.resource_type,
                                   resource_name=resource.resource_name, configs=entries))
         return DescribeConfigsResponse(results=results)

@@ -49,7 +49,7 @@ def describe(raw, name):
 
 def values(raw, name):
     result = describe(raw, name)
-    assert result.error_code == 0, result.error_message
+    assert (result.error_code, result.error_message) == (0, ""), result.error_message
     return {c.name: (c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
             for c in result.configs}
 

@@ -288,3 +288,17 @@ def test_kafkas_refusals_of_per_broker_per_listener_and_start_only_names(raw):
     for args, message in cases:
         assert alter(raw, *args) == (ErrorCode.INVALID_REQUEST, message), args
     assert set(describe(raw, BROKER, "")) == {"min.insync.replicas"}
+
+
+def test_a_resource_named_twice_is_refused_each_time_and_the_others_done(raw):
+    Resource, Config = Incremental.AlterConfigsResource, Incremental.AlterableConfig
+    retention = [Config(name="log.retention.ms", config_operation=SET, value="3600000")]
+    request = Incremental(validate_only=False, resources=[
+        Resource(resource_type=BROKER, resource_name="1", configs=retention),
+        Resource(resource_type=BROKER, resource_name="", configs=retention),
+        Resource(resource_type=BROKER, resource_name="1", configs=retention)])
+    answers = [(r.resource_name, r.error_code, r.error_message) for r in raw.request(44, 1, request).responses]
+    twice = (ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+    assert answers == [("1", *twice), ("", 0, None), ("1", *twice)]
+    assert describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"].config_source == \
+        DYNAMIC_DEFAULT_BROKER_CONFIG
