@@ -106,6 +106,7 @@ from pylog.high_watermarks import HighWatermarkCheckpoint
 from pylog.dynamic_broker_config import DynamicBrokerConfig, dynamic_broker_configs
 from pylog.log_cleaner import LogCleaner
 from pylog.log_flusher import LogFlusher
+from pylog.log_dir_failures import LogDirFailures
 from pylog.log_retention import run_retention
 from pylog.metadata import (
     PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
@@ -163,6 +164,7 @@ class Broker:
         self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
         self.log_cleaner = LogCleaner(self)
+        self.log_dir_failures = LogDirFailures(config.log_dirs[0])
         self.high_watermarks: HighWatermarkCheckpoint | None = None
         self._checkpointed_high_watermarks: dict[tuple[str, int], int] = {}
         self.fetcher_manager = FetcherManager(self, FetcherConfig.from_broker_config(config))

@@ -36,6 +36,8 @@ _CODES: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (storage_errors.UnsupportedCompressionType, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE),
     # Kafka's own answer to compressed data it cannot read back (see storage/errors.py)
     (storage_errors.UnreadableBatch, ErrorCode.UNKNOWN_SERVER_ERROR),
+    # the disk: a failed read or write of a log file (pylog/log_dir_failures.py)
+    (OSError, ErrorCode.KAFKA_STORAGE_ERROR),
 )
 
 

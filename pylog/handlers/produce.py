@@ -17,6 +17,10 @@ does, in Kafka's order:
    codes, with the record errors (v8+) and the message Kafka sends for per-record errors
    only.
 
+An append the disk refuses (an OSError: a full disk, an I/O error) is answered
+KAFKA_STORAGE_ERROR, retriable, and has written nothing; it is logged once per partition
+until the partition appends again (pylog/log_dir_failures.py).
+
 A failed partition answers base offset -1, and the log start offset only where Kafka
 reports it (not for a corrupt or oversized batch, nor for a request-level refusal).
 
@@ -178,7 +182,9 @@ def append_partition(broker, topic: str, data, version: int, now: int,
         info = partition.append(records, now)
     except Exception as exc:
         code = error_code_for(exc)
-        if not is_known_error(exc):
+        if isinstance(exc, OSError):
+            broker.log_dir_failures.failed(topic, data.index, exc)
+        elif not is_known_error(exc):
             log.exception("append to %s-%d failed", topic, data.index)
         else:
             log.debug("append to %s-%d refused: %s", topic, data.index, exc)
@@ -187,6 +193,8 @@ def append_partition(broker, topic: str, data, version: int, now: int,
                            message=exc.kafka_message, record_errors=exc.record_errors), None
         start = -1 if isinstance(exc, _NO_LOG_START_OFFSET) else partition.log_start_offset
         return failure(data.index, code, log_start_offset=start), None
+    if broker.log_dir_failures.failing:
+        broker.log_dir_failures.succeeded(topic, data.index)
     # A retried batch the log already holds (idempotent producer) comes back as a duplicate
     # with the offsets it got the first time: the same answer, nothing written twice.
     result = PartitionResponse(index=data.index, error_code=ErrorCode.NONE, base_offset=info.first_offset,
