@@ -717,7 +717,8 @@ def test_incremental_alter_configs_raw(raw, broker):
     duplicate = raw.request(44, 1, Request(resources=[
         Request.AlterConfigsResource(resource_type=TOPIC, resource_name="inc", configs=[]),
         Request.AlterConfigsResource(resource_type=TOPIC, resource_name="inc", configs=[])]))
-    assert [(r.resource_name, r.error_code) for r in duplicate.responses] == [("inc", ErrorCode.INVALID_REQUEST)]
+    assert [(r.resource_name, r.error_code, r.error_message) for r in duplicate.responses] == [
+        ("inc", ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")] * 2
 
 
 @pytest.mark.parametrize("version", range(3))

@@ -71,7 +71,7 @@ def describe_result(raw, group, *keys, version=4):
 
 def described(raw, group, *keys):
     result = describe_result(raw, group, *keys)
-    assert (result.error_code, result.error_message) == (0, None)
+    assert (result.error_code, result.error_message) == (0, "")
     return {c.name: c for c in result.configs}
 
 
