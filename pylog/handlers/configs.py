@@ -274,7 +274,7 @@ def make_describe_configs_handler(broker):
             try:
                 values = describe_resource(broker, resource.resource_type, resource.resource_name, keys)
             except BrokerError as e:
-                results.append(Result(error_code=e.code, error_message=str(e),
+                results.append(Result(error_code=e.code, error_message=_described_error_message(e),
                                       resource_type=resource.resource_type,
                                       resource_name=resource.resource_name, configs=[]))
                 continue
@@ -288,6 +288,15 @@ def make_describe_configs_handler(broker):
         return DescribeConfigsResponse(results=results)
 
     return handle
+
+
+def _described_error_message(error: BrokerError) -> str | None:
+    """A refused resource's message as Kafka's ConfigHelper sends it: none ("") for an
+    unknown topic, and null for another error whose text is its code's default
+    (ApiError.fromThrowable)."""
+    if error.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+        return ""
+    return None if str(error) == error.code.message else str(error)
 
 
 def _entry(value: ConfigValue, read_only: bool, include_synonyms: bool,

@@ -373,8 +373,7 @@ def test_java_admin_topics(admin_runs, compat_table):
     found = differences(runs["kafka"].events, runs["pylog"].events)
     messages = message_differences(runs["kafka"].events, runs["pylog"].events)
     record_row(compat_table, "Java Admin topics: create/list/describe/createPartitions/delete", runs, found,
-               messages, notes=["describeTopics: pylog lacks DescribeTopicPartitions (key 75), the client "
-                                "falls back to Metadata"])
+               messages)
     for name, run in runs.items():
         run.check()
         assert run.one("createTopics") == {"event": "createTopics", "numPartitions": 2, "replicationFactor": 1,

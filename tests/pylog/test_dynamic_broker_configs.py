@@ -302,3 +302,12 @@ def test_a_resource_named_twice_is_refused_each_time_and_the_others_done(raw):
     assert answers == [("1", *twice), ("", 0, None), ("1", *twice)]
     assert describe(raw, BROKER, "1", "log.retention.ms")["log.retention.ms"].config_source == \
         DYNAMIC_DEFAULT_BROKER_CONFIG
+
+
+def test_refused_resources_carry_kafkas_messages(raw):
+    request = DescribeConfigsRequest(include_synonyms=False, include_documentation=False, resources=[
+        DescribeConfigsRequest.DescribeConfigsResource(resource_type=t, resource_name=n, configuration_keys=None)
+        for t, n in ((TOPIC, "no-such-topic"), (BROKER, "2"))])
+    assert [(r.error_code, r.error_message) for r in raw.request(32, 4, request).results] == [
+        (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ""),
+        (ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected 1 or empty string, but received 2")]
