@@ -287,9 +287,11 @@ def _load_segments(
     segments = SortedDict()
     recovered: set[int] = set()
     names = set(_regular_file_names(dir))
+    # (names, not Paths, until a file must be touched: a Path costs microseconds, and a
+    # log of many segments has three files per segment)
     for name in sorted(names):
         if files.is_index_file(name):
-            log_name = files.log_file_path(dir, files.base_offset_from_file_name(name)).name
+            log_name = files.file_name_prefix(files.base_offset_from_file_name(name)) + files.LOG_FILE_SUFFIX
             if log_name not in names:
                 _unlink(dir / name, report)
         elif files.is_log_file(name):
@@ -297,12 +299,15 @@ def _load_segments(
             segment = LogSegment(
                 dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
             )
-            if not segment.time_index_path.exists() and segment.offset_index_path.exists():
+            prefix = files.file_name_prefix(base_offset)
+            index_name, time_index_name = prefix + files.INDEX_FILE_SUFFIX, prefix + files.TIME_INDEX_FILE_SUFFIX
+            if time_index_name not in names and index_name in names:
                 # Kafka's rule: a missing time index alone is created empty, the segment
                 # is not read (its timestamps are then unknown: see LogSegment.largest_timestamp_ms).
                 segment.time_index.resize(0)
                 report.time_indexes_created += 1
-            problem = _index_file_problem(segment)
+                names.add(time_index_name)
+            problem = _index_file_problem(os.fspath(dir), index_name, time_index_name)
             if problem is not None:
                 report.errors.append(problem)
                 _recover_segment(segment, report, rebuild_only=True, epoch_cache=epoch_cache)
@@ -311,18 +316,15 @@ def _load_segments(
     return segments, recovered
 
 
-def _index_file_problem(segment: LogSegment) -> str | None:
-    """Why the segment's index files cannot be used as they are, or None."""
-    for path, entry_size in (
-        (segment.offset_index_path, OffsetIndex.ENTRY_SIZE),
-        (segment.time_index_path, TimeIndex.ENTRY_SIZE),
-    ):
+def _index_file_problem(dir: str, index_name: str, time_index_name: str) -> str | None:
+    """Why a segment's index files (in `dir`, by name) cannot be used as they are, or None."""
+    for name, entry_size in ((index_name, OffsetIndex.ENTRY_SIZE), (time_index_name, TimeIndex.ENTRY_SIZE)):
         try:
-            size = os.stat(path).st_size
+            size = os.stat(os.path.join(dir, name)).st_size
         except FileNotFoundError:
-            return f"index file {path.name} is missing"
+            return f"index file {name} is missing"
         if size % entry_size != 0:
-            return f"index file {path.name} is {size} bytes, not a whole number of {entry_size}-byte entries"
+            return f"index file {name} is {size} bytes, not a whole number of {entry_size}-byte entries"
     return None
 
 

@@ -179,7 +179,7 @@ class LogSegment:
         "dir", "base_offset", "roll_jitter_ms", "created_ms", "index_interval_bytes",
         "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",
         "_large_scan_bytes", "_fd", "_size_bytes", "_offset_index", "_time_index",
-        "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry",
+        "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry", "_inactive",
     )
 
     def __init__(
@@ -216,6 +216,7 @@ class LogSegment:
         # Largest timestamp in the segment and the offset of its batch (None: not read yet).
         self._max_timestamp: TimestampOffset | None = None
         self._bytes_since_last_index_entry = 0
+        self._inactive = False   # rolled: no more appends (its indexes are let go once flushed)
 
     # -- files --
 
@@ -568,12 +569,14 @@ class LogSegment:
         return RollBounds(self.base_offset + RELATIVE_OFFSET_MAX, index_check_position, max_timestamp_ms, max_now_ms)
 
     def on_become_inactive(self) -> None:
-        """On roll: write the final time-index entry and trim both indexes."""
+        """On roll: write the final time-index entry and trim both indexes. Once the
+        segment is flushed, its indexes are let go (`flush`)."""
         self.time_index.maybe_append(
             self.max_timestamp_so_far.timestamp_ms, self.max_timestamp_so_far.offset, skip_full_check=True
         )
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
+        self._inactive = True
 
     def resize_indexes(self, size_bytes: int) -> None:
         self.offset_index.resize(size_bytes)
@@ -583,6 +586,7 @@ class LogSegment:
         """Make a segment the active one: preallocate its indexes. The bytes counted
         towards the next index entry are those appended by this process only (see
         "Index entries" in the module docstring)."""
+        self._inactive = False
         self.resize_indexes(self.max_index_size_bytes)
 
     # -- recovery and truncation --
@@ -684,6 +688,7 @@ class LogSegment:
 
         The indexes are preallocated again: a truncated segment may become active.
         """
+        self._inactive = False
         mapping = self.translate_offset(offset)
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
@@ -719,12 +724,24 @@ class LogSegment:
     # -- durability and lifecycle --
 
     def flush(self) -> None:
-        """fsync the `.log` and both indexes (their entries and their length)."""
+        """fsync the `.log` and both indexes (their entries and their length). A rolled
+        segment's indexes are then unmapped: each mapping holds a file descriptor of its
+        own (Python's mmap keeps a duplicate), and a log of many segments would run out of
+        them; they are mapped again, lazily, when a read needs them."""
         os.fsync(self._fd)
         if self._offset_index is not None:
             self._offset_index.flush()
         if self._time_index is not None:
             self._time_index.flush()
+        if self._inactive:
+            self.release_indexes()
+
+    def release_indexes(self) -> None:
+        """Unmap both indexes (already trimmed and durable); the properties reopen them."""
+        for index in (self._offset_index, self._time_index):
+            if index is not None:
+                index.close()
+        self._offset_index = self._time_index = None
 
     def close(self, *, sync: bool = False) -> None:
         """Write the final time-index entry, trim the indexes, close the files.

@@ -117,3 +117,26 @@ def test_a_roll_deletes_a_stale_log_and_indexes_at_its_new_base_offset(tmp_path,
     log = Log.open(tmp_path / "t-0", CONFIG, now_ms=0, had_clean_shutdown=False)
     assert log.log_end_offset == base + 2 and log.recovery_report.bytes_truncated == 0
     log.close()
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_flushed_rolled_segment_keeps_one_file_descriptor_and_reads_on(tmp_path):
+    """Each index mapping holds a descriptor (Python's mmap keeps a duplicate): once a
+    rolled segment is flushed, its indexes are let go, and mapped again when a read needs
+    them, so that many segments do not run a broker out of descriptors."""
+    log = Log.open(tmp_path / "t-0", CONFIG, now_ms=0)
+    tag = fill_until_roll(log)
+    log.flush()
+    before = open_fds()
+    for _ in range(20):
+        tag = fill_until_roll(log, tag)
+    log.flush()
+    assert open_fds() - before <= 20 + 1   # one .log per new segment (+1 for the listing itself)
+    first = log.read(0, 100_000)           # the first segment's index mapped again
+    assert records_of(first.read_bytes())[0].value == records_of(make_batch(2, value_bytes=100, tag=0))[0].value
+    middle = log.read(31, 1000)            # an index lookup in an old segment
+    assert [r.offset for r in records_of(middle.read_bytes())][:4] == [30, 31, 32, 33]
+    log.close()
