@@ -21,7 +21,9 @@ Kafka is not beside these rows: its LogManager is not timed apart from the JVM's
 
 from __future__ import annotations
 
+import errno
 import os
+import resource
 import shutil
 import statistics
 import tempfile
@@ -70,6 +72,10 @@ def _fill(root: Path, partitions: int, segments: int, segment_bytes: int, log_by
     return sum(1 for d in root.iterdir() if d.is_dir() for f in d.iterdir() if f.name.endswith(files.LOG_FILE_SUFFIX))
 
 
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
 def _open_s(root: Path, segment_bytes: int, *, crash: bool) -> float:
     config = LogConfig(segment_bytes=segment_bytes)
     marker = root / files.CLEAN_SHUTDOWN_FILE_NAME
@@ -91,7 +97,14 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
          tail_bytes: int = 0, goal: bool = False) -> str:
     root = Path(tempfile.mkdtemp(prefix="pylog-reopen-", dir="/tmp"))
     try:
-        count = _fill(root, partitions, segments, segment_bytes, log_bytes, tail_bytes)
+        try:
+            count = _fill(root, partitions, segments, segment_bytes, log_bytes, tail_bytes)
+        except OSError as e:
+            if e.errno != errno.EMFILE:
+                raise
+            # an active segment holds three descriptors: its .log and one per index mapping
+            return (f"{label}: FAILED to create: {e.strerror} at {_open_fds()} open descriptors "
+                    f"(ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]})")
         if tail_bytes:
             crash_s = _open_s(root, segment_bytes, crash=True)
             return (f"{label}: {count} segment(s); after a crash with {tail_bytes // MiB} MiB unflushed: "
