@@ -362,7 +362,8 @@ def test_configs_broker_alter_names_pylog_does_not_act_on(on_both):
     on_both.compare("kafka-configs.sh --alter --entity-default broker (thread pools)", altered, stderr=True)
     described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
                             "--entity-default")
-    on_both.compare("kafka-configs.sh --describe --entity-default broker (thread pools)", described)
+    picked = on_both.compare("kafka-configs.sh --describe --entity-default broker (thread pools)", described)
+    assert any(line.startswith("  num.io.threads=12") for line in picked["pylog"]), picked["pylog"]
     refusals = {
         "a per-broker name on the cluster default": ("--entity-default", "ssl.cipher.suites=TLS_AES_128_GCM_SHA256"),
         "a key store without its listener": ("--entity-name", "1", "ssl.keystore.type=PKCS12"),
