@@ -23,6 +23,11 @@ follower's LEO (`Partition.follower_fetched`): the HW may rise (parked fetches a
 produces wake), and an ISR expansion goes to the AlterPartition manager. The response's
 high watermark is the leader's, after this fetch moved it.
 
+Order of the answer, as Kafka's: the partitions read (or refused by their replica, e.g.
+NOT_LEADER_OR_FOLLOWER) in the request's order, then those the metadata does not know
+(UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION); consecutive partitions of one topic share a
+topic entry, so a topic may appear twice.
+
 The read starts at the batch that holds the fetch offset; the client skips the records
 before it. The first partition with data always gets at least one whole batch, even a
 batch larger than the limits, so a consumer can never get stuck (KIP-74). A partition with
@@ -98,28 +103,44 @@ def read_all(broker, request, names: list[str | None], version: int) -> tuple[Fe
         replica_id, broker_epoch = request.replica_id, -1
     hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
     now = now_ms()
+    refused = []   # (name, topic id, answer): what the metadata does not know, answered last
     for topic_request, name in zip(request.topics, names):
-        partitions = []
         for partition_request in topic_request.partitions:
+            index = partition_request.partition
             if name is None:
-                data, size = failed(partition_request.partition, ErrorCode.UNKNOWN_TOPIC_ID), 0
-            elif replica_id >= 0:
+                refused.append((name, topic_request.topic_id, failed(index, ErrorCode.UNKNOWN_TOPIC_ID)))
+                continue
+            if broker.partition(name, index) is None and \
+                    broker.no_partition_error(name, index) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                refused.append((name, topic_request.topic_id, failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)))
+                continue
+            if replica_id >= 0:
                 data, size = read_for_follower(broker, name, partition_request, replica_id, broker_epoch,
                                                budget, first=(total == 0), now=now)
             else:
                 data, size = read_partition(broker, name, partition_request,
                                             request.isolation_level, budget, first=(total == 0))
-            if hints is not None and name is not None and data.error_code in HINTED_ERRORS:
+            if hints is not None and data.error_code in HINTED_ERRORS:
                 data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
-            partitions.append(data)
+            _add(topics, name, topic_request.topic_id, data)
             has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
             total += size
             budget = max(budget - size, 0)
-        topics.append(FetchResponse.FetchableTopicResponse(topic=name or "", topic_id=topic_request.topic_id,
-                                                           partitions=partitions))
+    for name, topic_id, data in refused:
+        _add(topics, name, topic_id, data)
+    has_error = has_error or bool(refused)
     node_endpoints = [FetchResponse.NodeEndpoint(node_id=node_id, host=host, port=port, rack=rack)
                       for node_id, host, port, rack in (hints.endpoints() if hints is not None else ())]
     return FetchResponse(error_code=0, session_id=0, responses=topics, node_endpoints=node_endpoints), total, has_error
+
+
+def _add(topics: list, name: str | None, topic_id, data: PartitionData) -> None:
+    """Append a partition's answer: to the last topic entry when it is the same topic, else
+    in a new one (as Kafka's FetchResponse groups its ordered partitions)."""
+    if topics and topics[-1].topic == (name or "") and topics[-1].topic_id == topic_id:
+        topics[-1].partitions.append(data)
+    else:
+        topics.append(FetchResponse.FetchableTopicResponse(topic=name or "", topic_id=topic_id, partitions=[data]))
 
 
 def is_diverging(data: PartitionData) -> bool:
