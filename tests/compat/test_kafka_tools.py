@@ -33,6 +33,21 @@ def names(results, pattern: str) -> dict[str, list[str]]:
     return {broker: [line for line in result.lines if re.search(pattern, line)] for broker, result in results.items()}
 
 
+def run_until(on_both, done, *args, timeout_s: float = 15):
+    """Run a tool on both brokers until `done(lines)` holds for both outputs, or the time is
+    up: Kafka's broker applies the controller's records a moment after it answered an alter."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        results = on_both.run(*args)
+        if all(done(result.lines) for result in results.values()) or time.monotonic() > deadline:
+            return results
+        time.sleep(0.5)
+
+
+def has_line(prefix: str):
+    return lambda lines: any(line.startswith(prefix) for line in lines)
+
+
 # ---------------------------------------------------------------------------------------
 # kafka-topics.sh
 
@@ -360,8 +375,8 @@ def test_configs_broker_alter_names_pylog_does_not_act_on(on_both):
     altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
                           "--entity-default", "--add-config", "num.io.threads=12,background.threads=12")
     on_both.compare("kafka-configs.sh --alter --entity-default broker (thread pools)", altered, stderr=True)
-    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
-                            "--entity-default")
+    described = run_until(on_both, has_line("  background.threads=12"), CONFIGS, "--bootstrap-server", "{bootstrap}",
+                          "--describe", "--entity-type", "brokers", "--entity-default")
     picked = on_both.compare("kafka-configs.sh --describe --entity-default broker (thread pools)", described)
     assert any(line.startswith("  num.io.threads=12") for line in picked["pylog"]), picked["pylog"]
     refusals = {
@@ -384,15 +399,16 @@ def test_configs_broker_default_alter(on_both):
     altered = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
                           "--entity-default", "--add-config", "log.cleaner.backoff.ms=20000")
     on_both.compare("kafka-configs.sh --alter --entity-default broker", altered, stderr=True)
-    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
-                            "--entity-default")
+    described = run_until(on_both, has_line("  log.cleaner.backoff.ms=20000"), CONFIGS, "--bootstrap-server",
+                          "{bootstrap}", "--describe", "--entity-type", "brokers", "--entity-default")
     picked = on_both.compare("kafka-configs.sh --describe --entity-default broker after --alter", described)
     assert any(line.startswith("  log.cleaner.backoff.ms=20000") for line in picked["pylog"])
     removed = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "brokers",
                           "--entity-default", "--delete-config", "log.cleaner.backoff.ms")
     on_both.compare("kafka-configs.sh --alter --entity-default --delete-config broker", removed, stderr=True)
-    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
-                            "--entity-default")
+    described = run_until(on_both, lambda lines: not has_line("  log.cleaner.backoff.ms=")(lines), CONFIGS,
+                          "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "brokers",
+                          "--entity-default")
     on_both.compare("kafka-configs.sh --describe --entity-default broker after --delete-config", described)
 
 
@@ -412,10 +428,11 @@ def test_client_metrics_subscriptions(on_both):
     made = on_both.run(*tool, "--alter", "--name", name, "--metrics", "org.apache.kafka.producer.,org.apache.kafka.consumer.",
                        "--interval", "1000", "--match", "client_id=app-.*,client_software_name=apache-kafka-java")
     on_both.compare("kafka-client-metrics.sh --alter (a new subscription)", made, stderr=True)
-    picked = on_both.compare("kafka-client-metrics.sh --describe --name",
-                             on_both.run(*tool, "--describe", "--name", name))
+    picked = on_both.compare("kafka-client-metrics.sh --describe --name", run_until(
+        on_both, lambda lines: any("interval.ms=1000" in line for line in lines), *tool, "--describe", "--name", name))
     assert any("interval.ms=1000" in line for line in picked["pylog"]), picked["pylog"]
-    picked = on_both.compare("kafka-client-metrics.sh --list", on_both.run(*tool, "--list"))
+    picked = on_both.compare("kafka-client-metrics.sh --list", run_until(
+        on_both, lambda lines: any(name in line for line in lines), *tool, "--list"))
     assert any(name in line for line in picked["pylog"]), picked["pylog"]
     described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type",
                             "client-metrics", "--entity-name", name)
@@ -430,7 +447,8 @@ def test_client_metrics_subscriptions(on_both):
                         lines=lambda r: r.lines + [l for l in r.stderr.splitlines() if "Exception" in l][:1])
     deleted = on_both.run(*tool, "--delete", "--name", name)
     on_both.compare("kafka-client-metrics.sh --delete", deleted, stderr=True)
-    listed = on_both.compare("kafka-client-metrics.sh --list after --delete", on_both.run(*tool, "--list"))
+    listed = on_both.compare("kafka-client-metrics.sh --list after --delete", run_until(
+        on_both, lambda lines: not any(name in line for line in lines), *tool, "--list"))
     assert not any(name in line for line in listed["pylog"])
 
 
