@@ -7,7 +7,8 @@ timeout, processes restarted, ISRs refilled, clients backing off), not computing
 groups run beside each other instead of one after the other:
 
     campaign      tests/integration/test_cluster_failover.py (the leader-kill campaigns)
-    cluster       every other tests/integration/test_cluster_*.py
+    cluster       every other tests/integration/test_cluster_*.py, then tests/pylog/replication
+                  (in-process brokers on a real controller: mostly waiting too)
     integration   the rest of tests/integration (real clients against real brokers)
     units         everything else under tests/ (compat excluded, as pyproject.toml says)
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CAMPAIGN = "tests/integration/test_cluster_failover.py"
+REPLICATION = "tests/pylog/replication"
 
 
 def groups() -> dict[str, list[str]]:
@@ -32,9 +34,9 @@ def groups() -> dict[str, list[str]]:
                      if str(path.relative_to(ROOT)) != CAMPAIGN)
     return {
         "campaign": [CAMPAIGN],
-        "cluster": cluster,
+        "cluster": [*cluster, REPLICATION],
         "integration": ["tests/integration", f"--ignore={CAMPAIGN}", *(f"--ignore={path}" for path in cluster)],
-        "units": ["tests", "--ignore=tests/integration"],
+        "units": ["tests", "--ignore=tests/integration", f"--ignore={REPLICATION}"],
     }
 
 
