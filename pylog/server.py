@@ -93,6 +93,7 @@ class Connection(asyncio.Protocol):
 
     def take_frames(self) -> None:
         """Move the complete frames from the reader to `pending`, charging the pool."""
+        taken = 0
         try:
             for frame in self.reader.frames():
                 if self.admitted_bytes:
@@ -101,10 +102,12 @@ class Connection(asyncio.Protocol):
                     self.memory.charge(len(frame))
                 self.pending.append(frame)
                 self.pending_bytes += len(frame)
-                self.last_active_s = time.monotonic()
+                taken += 1
         except InvalidFrame as e:
             self.close(f"bad frame: {e}")
             return
+        if taken:
+            self.last_active_s = time.monotonic()
         claimed = self.reader.next_frame_size
         if claimed is not None and not self.admitted_bytes and not self.memory.exhausted:
             self.memory.charge(claimed)

@@ -110,15 +110,18 @@ def read_all(broker, request, names: list[str | None], version: int) -> tuple[Fe
             if name is None:
                 refused.append((name, topic_request.topic_id, failed(index, ErrorCode.UNKNOWN_TOPIC_ID)))
                 continue
-            if broker.partition(name, index) is None and \
-                    broker.no_partition_error(name, index) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-                refused.append((name, topic_request.topic_id, failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)))
-                continue
-            if replica_id >= 0:
-                data, size = read_for_follower(broker, name, partition_request, replica_id, broker_epoch,
+            partition = broker.partition(name, index)
+            if partition is None:
+                code = broker.no_partition_error(name, index)
+                if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                    refused.append((name, topic_request.topic_id, failed(index, code)))
+                    continue
+                data, size = failed(index, code), 0
+            elif replica_id >= 0:
+                data, size = read_for_follower(broker, partition, partition_request, replica_id, broker_epoch,
                                                budget, first=(total == 0), now=now)
             else:
-                data, size = read_partition(broker, name, partition_request,
+                data, size = read_partition(partition, partition_request,
                                             request.isolation_level, budget, first=(total == 0))
             if hints is not None and data.error_code in HINTED_ERRORS:
                 data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
@@ -153,11 +156,8 @@ def _said(epoch: int) -> int | None:
     return epoch if epoch >= 0 else None
 
 
-def read_partition(broker, topic: str, request, isolation_level: int, budget: int, first: bool):
-    partition = broker.partition(topic, request.partition)
+def read_partition(partition, request, isolation_level: int, budget: int, first: bool):
     index = request.partition
-    if partition is None:
-        return failed(index, broker.no_partition_error(topic, index)), 0
     epoch_error = partition.check_leader(_said(request.current_leader_epoch))
     if epoch_error:
         return failed(index, epoch_error), 0
@@ -169,12 +169,9 @@ def read_partition(broker, topic: str, request, isolation_level: int, budget: in
     return answered(partition, index, result)
 
 
-def read_for_follower(broker, topic: str, request, replica_id: int, broker_epoch: int, budget: int, first: bool,
+def read_for_follower(broker, partition, request, replica_id: int, broker_epoch: int, budget: int, first: bool,
                       now: int):
-    partition = broker.partition(topic, request.partition)
     index = request.partition
-    if partition is None:
-        return failed(index, broker.no_partition_error(topic, index)), 0
     current_leader_epoch = _said(request.current_leader_epoch)
     error = partition.check_follower_fetch(replica_id, current_leader_epoch)
     if error:
