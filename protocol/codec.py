@@ -45,6 +45,7 @@ import threading
 
 from protocol import primitives as p
 from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, UnsupportedVersion
+from protocol.file_range import write_records
 from protocol.schema import NEW, Array, Field, Message, Struct, in_versions
 
 _FIXED = {"bool": "?", "int8": "b", "int16": "h", "uint16": "H", "int32": "i", "int64": "q", "float64": "d"}
@@ -66,6 +67,7 @@ def _helpers() -> dict:
         "encode_uvarint": p.encode_uvarint,
         "write_string": p.write_string,
         "write_bytes": p.write_bytes,
+        "write_records": write_records,
         "write_array_count": p.write_array_count,
         "INT8": p.INT8,
         "INT16": p.INT16,
@@ -431,8 +433,10 @@ class _Compiler:
             return [f"{ind}{out} += {st}.pack({value})"]
         if t == "string":
             return lines + null_check + [f"{ind}write_string({out}, v, {compact})"]
-        if t in ("bytes", "records"):
+        if t == "bytes":
             return lines + null_check + [f"{ind}write_bytes({out}, v, {compact})"]
+        if t == "records":
+            return lines + null_check + [f"{ind}write_records({out}, v, {compact})"]
         if t == "uuid":
             return [f"{ind}{out} += {value}.bytes"]
         raise TypeError(f"no encoder for field type {t!r}")

@@ -4,7 +4,7 @@ A request frame is `int32 size | request header | request body`; a response fram
 `int32 size | response header | response body`. (The size prefix is `framing.py`'s
 business; the functions here take and give frame payloads, prefix excluded, except
 `encode_response_frame`, which writes the prefix too because it knows the size only
-at the end.)
+at the end, and whose frame may leave record bytes in their files: protocol/file_range.py.)
 
     request header  v0  api_key int16, api_version int16, correlation_id int32
                     v1  v0 + client_id (int16-length nullable string, never compact)
@@ -31,6 +31,7 @@ import importlib
 
 from protocol import codec, messages
 from protocol.errors import BufferUnderflow, UnknownApiKey, UnsupportedVersion
+from protocol.file_range import SplicedFrame
 from protocol.messages import RequestHeader, ResponseHeader
 from protocol.primitives import INT16, INT32
 from protocol.schema import Message, in_versions
@@ -113,15 +114,16 @@ def encode_request(header: RequestHeader, body: Message) -> bytearray:
     return out
 
 
-def encode_response_frame(correlation_id: int, api_key: int, api_version: int, body: Message) -> bytearray:
-    """The whole response frame: int32 size, response header, body."""
-    out = bytearray(4)
+def encode_response_frame(correlation_id: int, api_key: int, api_version: int, body: Message) -> SplicedFrame:
+    """The whole response frame: int32 size, response header, body; records fields that
+    hold a `FileRange` are left in their file (protocol/file_range.py)."""
+    out = SplicedFrame(4)
     header_version = response_header_version(api_key, api_version)
     out += INT32.pack(correlation_id)
     if header_version == 1:
         out += b"\x00"  # empty tagged-field section
     codec.encode_into(out, body, api_version)
-    INT32.pack_into(out, 0, len(out) - 4)
+    INT32.pack_into(out, 0, len(out) - 4 + out.spliced_bytes)
     return out
 
 

@@ -11,7 +11,9 @@ response was written (or dropped, for acks=0). Other connections go on meanwhile
 long-poll Fetch parks only its own connection.
 
 A Protocol rather than asyncio streams: parsing frames out of `data_received` avoids
-the StreamReader's copying, which is the bottleneck for large produce requests.
+the StreamReader's copying, which is the bottleneck for large produce requests. Responses
+go out through pylog/frame_writer.py, which sends a Fetch answer's records from the segment
+files with os.sendfile.
 
 Flow control: when the frames waiting on a connection pass `MAX_PENDING_BYTES` the
 transport stops reading until they are consumed, so a client that pipelines faster than
@@ -42,6 +44,7 @@ import time
 from protocol.errors import InvalidFrame
 from protocol.framing import FrameReader
 from pylog.dispatch import CloseConnection, Dispatcher
+from pylog.frame_writer import write_frame
 from pylog.request_memory import RequestMemory
 
 log = logging.getLogger("pylog.server")
@@ -188,7 +191,7 @@ class Connection(asyncio.Protocol):
                 self.busy = False
                 self.memory.release(len(frame))
             if response is not None and not self.transport.is_closing():
-                self.transport.write(response)
+                write_frame(self.transport, response)
             self.last_active_s = time.monotonic()
 
 

@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
 
 from protocol.errors import ProtocolError
+from protocol.file_range import pread_exact
 from protocol.records import (
     BATCH_HEADER_SIZE,
     LOG_OVERHEAD,
@@ -826,19 +827,3 @@ class ChunkReader:
             if size > len(self._buffer):
                 raise EOFError(f"wanted {size} bytes at position {position}, the file ends at {self._end}")
         return self._buffer[offset : offset + size]
-
-
-def pread_exact(fd: int, position: int, size: int) -> bytes:
-    """`size` bytes at `position` (fewer only if the file is shorter)."""
-    data = os.pread(fd, size, position)
-    if len(data) == size or not data:
-        return data
-    parts = [data]
-    got = len(data)
-    while got < size:
-        more = os.pread(fd, size - got, position + got)
-        if not more:
-            break
-        parts.append(more)
-        got += len(more)
-    return b"".join(parts)

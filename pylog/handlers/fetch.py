@@ -42,8 +42,8 @@ error (OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC_OR_PARTITION, a leader-epoch error, a 
 epoch ...) makes the answer go out at once, as Kafka's does: waiting would not change the
 error, and the client needs it to act.
 
-Record bytes are copied from the segment files as stored: no batch is decoded or
-re-encoded. Fetch sessions (KIP-227) are declined politely: the answer always carries
+Record bytes are sent from the segment files as stored: no batch is decoded or re-encoded,
+and none is read into Python while the socket keeps up (`os.sendfile`, pylog/frame_writer.py). Fetch sessions (KIP-227) are declined politely: the answer always carries
 session id 0, which tells the client to send full requests.
 
 Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
@@ -59,6 +59,7 @@ from __future__ import annotations
 import time
 
 from protocol.error_codes import ErrorCode
+from protocol.file_range import FileRange
 from protocol.messages import FetchResponse
 from pylog.clock import now_ms
 from pylog.errors import error_code_for
@@ -203,11 +204,13 @@ def read_for_follower(broker, partition, request, replica_id: int, broker_epoch:
 
 
 def answered(partition, index: int, result):
-    records = result.read_bytes() if result.size_bytes else b""
+    """The partition's answer; its records stay in the segment file until they are sent
+    (protocol/file_range.py, pylog/frame_writer.py)."""
+    records = FileRange(result.fd, result.position, result.size_bytes) if result.size_bytes else b""
     return PartitionData(partition_index=index, error_code=ErrorCode.NONE, high_watermark=partition.high_watermark,
                          last_stable_offset=partition.last_stable_offset,
                          log_start_offset=partition.log_start_offset, aborted_transactions=None,
-                         records=records), len(records)
+                         records=records), result.size_bytes
 
 
 def failed(index: int, code: int) -> PartitionData:

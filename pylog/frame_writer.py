@@ -1,0 +1,75 @@
+"""Sending a response frame, with the record bytes it leaves in their files sent from there.
+
+A Fetch answer is a `SplicedFrame` (protocol/file_range.py): header and partition fields in
+a bytearray, record bytes as `FileRange`s of segment files. `write_frame` sends the pieces
+in order:
+
+    bytes       transport.write
+    FileRange   os.sendfile(socket, segment file) while the transport has nothing buffered
+                (else the range would overtake bytes still queued) and the socket takes
+                more; what the socket does not take now (EAGAIN) is read with pread and
+                handed to transport.write, whose buffer sends it when the socket drains
+
+So on a consumer that keeps up, fetched records go from the page cache to the socket
+without entering Python; a slow one costs one read, the same as a plain frame. Nothing
+here awaits: the frame is sent (or queued in the transport) before the event loop runs
+anything else, so the segment files it names stay open and unchanged throughout.
+
+A socket error while sending (the peer left) aborts the transport, as a failed write does
+in the transport itself; so does a range the file no longer holds (it cannot happen while
+the above holds, but a short frame would leave the client waiting for bytes that never come).
+"""
+
+from __future__ import annotations
+
+import os
+
+from protocol.file_range import FileRange, SplicedFrame
+
+
+def write_frame(transport, frame: bytearray) -> None:
+    """Send `frame` on `transport` (an asyncio transport over a TCP socket)."""
+    splices = frame.splices if type(frame) is SplicedFrame else None
+    if not splices:
+        transport.write(frame)
+        return
+    socket_fd = transport.get_extra_info("socket").fileno()
+    view = memoryview(frame)
+    start = 0
+    for position, file_range in splices:
+        if position > start:
+            transport.write(view[start:position])
+            start = position
+        sent = 0
+        if transport.get_write_buffer_size() == 0:
+            try:
+                sent = _sendfile(socket_fd, file_range)
+            except OSError:
+                transport.abort()
+                return
+        if sent < file_range.size_bytes:
+            rest = FileRange(file_range.fd, file_range.position + sent, file_range.size_bytes - sent)
+            data = rest.read()
+            if len(data) < rest.size_bytes:   # the file is shorter than the range: the frame cannot be completed
+                transport.abort()
+                return
+            transport.write(data)
+    if start < len(frame):
+        transport.write(view[start:])
+
+
+def _sendfile(socket_fd: int, file_range: FileRange) -> int:
+    """Bytes of the range the socket took now, from its start (fewer than asked when the
+    socket's buffer is full)."""
+    fd, position, remaining = file_range
+    sent = 0
+    while remaining > 0:
+        try:
+            n = os.sendfile(socket_fd, fd, position + sent, remaining)
+        except BlockingIOError:
+            break
+        if n == 0:   # the end of the file: the read after this finds it too
+            break
+        sent += n
+        remaining -= n
+    return sent
