@@ -53,16 +53,23 @@ def write_checkpoint_file(path: Path, version: int, lines: Iterable[str], *, syn
         fsync_dir(path.parent)
 
 
-def read_checkpoint_file(path: Path, version: int) -> list[str]:
-    """The entry lines of a checkpoint file; [] when the file is missing or empty.
+def read_checkpoint_file(path: Path, version: int, *, create: bool = False) -> list[str]:
+    """The entry lines of a checkpoint file; [] when the file is missing or empty. With
+    `create`, a missing file is created empty (as Kafka's CheckpointFile does).
 
     Raises CorruptCheckpoint on an unknown version, a malformed count, or a count that
     does not match the entries (Kafka's checks).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, (os.O_RDONLY | os.O_CREAT) if create else os.O_RDONLY, 0o644)
     except FileNotFoundError:
         return []
+    try:
+        # (os-level reads: a start reads one of these per partition, and a text-mode
+        # file object costs more than the read itself)
+        text = b"".join(iter(lambda: os.read(fd, 65536), b"")).decode("utf-8")
+    finally:
+        os.close(fd)
     lines = text.splitlines()
     if not lines:
         return []

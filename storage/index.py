@@ -83,7 +83,7 @@ class IndexFile:
     ENTRY_SIZE: ClassVar[int]
 
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)
         self.base_offset = base_offset
         self.max_index_size_bytes = max_index_size_bytes
         self.writable = writable
@@ -91,10 +91,10 @@ class IndexFile:
         newly_created = False
         if writable:
             try:
+                fd = os.open(self.path, os.O_RDWR)
+            except FileNotFoundError:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
                 newly_created = True
-            except FileExistsError:
-                fd = os.open(self.path, os.O_RDWR)
         else:
             fd = os.open(self.path, os.O_RDONLY)
         try:

@@ -86,14 +86,12 @@ class LeaderEpochCache:
         # Two parallel lists, both strictly increasing: epochs and their start offsets.
         self._epochs: list[int] = []
         self._starts: list[int] = []
-        if not self.path.exists():
-            self.path.touch()
         for entry in self._read():
             self._assign(entry.epoch, entry.start_offset)
 
     def _read(self) -> list[EpochEntry]:
         entries = []
-        for line in read_checkpoint_file(self.path, LEADER_EPOCH_CHECKPOINT_VERSION):
+        for line in read_checkpoint_file(self.path, LEADER_EPOCH_CHECKPOINT_VERSION, create=True):
             fields = line.split()
             try:
                 if len(fields) != 2:

@@ -153,7 +153,7 @@ from storage.producer_state import (
     ProducerStateManager,
     rebuild_producer_state,
 )
-from storage.recovery import RecoveryReport, load_log
+from storage.recovery import RecoveryReport, load_log, regular_file_names
 from storage.retention import Deletion, SegmentInfo, plan_retention
 from storage.segment import FetchResult, LogSegment, RollBounds
 from storage.time_index import NO_TIMESTAMP, TimestampOffset
@@ -247,7 +247,7 @@ class Log:
         epoch_cache: LeaderEpochCache | None = None,
     ):
         """Use `Log.open`; this wraps segments (producer state, epoch cache) already loaded."""
-        self.dir = Path(dir)
+        self.dir = dir if isinstance(dir, Path) else Path(dir)
         self.config = config
         self._segments = segments  # SortedDict: base offset -> LogSegment
         self._base_offsets: list[int] = []
@@ -304,9 +304,14 @@ class Log:
         """
         config = config or LogConfig()
         rng = rng or random.Random()
-        dir = Path(dir)
-        dir.mkdir(parents=True, exist_ok=True)
-        producer_state = ProducerStateManager(dir, producer_id_expiration_ms=producer_id_expiration_ms)
+        dir = dir if isinstance(dir, Path) else Path(dir)
+        try:
+            names = regular_file_names(dir)   # listed once: the producer state and recovery share it
+        except FileNotFoundError:
+            dir.mkdir(parents=True)
+            names = []
+        producer_state = ProducerStateManager(dir, producer_id_expiration_ms=producer_id_expiration_ms,
+                                              file_names=names)
         epoch_cache, rebuild_epochs = _open_epoch_cache(dir)
         loaded = load_log(
             dir,
@@ -318,6 +323,7 @@ class Log:
             rng=rng,
             producer_state=producer_state,
             epoch_cache=epoch_cache,
+            file_names=names,
         )
         if rebuild_epochs:
             for segment in loaded.segments.values():

@@ -43,7 +43,7 @@ import struct
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
-from sortedcontainers import SortedDict
+from sortedcontainers import SortedList
 
 from protocol.crc32c import crc32c
 from storage import files
@@ -52,6 +52,7 @@ from storage.errors import CorruptSnapshot
 
 PRODUCER_SNAPSHOT_VERSION = 1
 TEMP_FILE_SUFFIX = ".tmp"
+_SNAPSHOT_NAME_ENDINGS = (files.PRODUCER_SNAPSHOT_FILE_SUFFIX, files.PRODUCER_SNAPSHOT_FILE_SUFFIX + TEMP_FILE_SUFFIX)
 
 _HEADER = struct.Struct(">hIi")          # version, crc, entry count
 _ENTRY = struct.Struct(">qhiqiqiq")      # the eight fields of one producer
@@ -130,24 +131,31 @@ def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry], *, sync: b
 def read_snapshot_file(path: Path) -> list[SnapshotEntry]:
     """The entries of a snapshot file (CorruptSnapshot if it fails its checks)."""
     try:
-        return decode_snapshot(Path(path).read_bytes())
+        with open(path, "rb") as file:
+            return decode_snapshot(file.read())
     except CorruptSnapshot as exc:
-        raise CorruptSnapshot(f"{path.name}: {exc}") from None
+        raise CorruptSnapshot(f"{os.path.basename(path)}: {exc}") from None
 
 
-def list_snapshot_files(dir: Path) -> SortedDict:
-    """offset -> path of every `<offset>.snapshot` in `dir`, sorted by offset. Deletes
-    leftover `.snapshot.tmp` files (a write a crash interrupted)."""
-    snapshots = SortedDict()
-    for entry in os.scandir(dir):
-        name = entry.name
-        if not entry.is_file():
+def list_snapshot_files(dir: Path, file_names: Iterable[str] | None = None) -> SortedList:
+    """The offsets of every `<offset>.snapshot` in `dir` (`files.producer_snapshot_file_path`
+    names the file), ascending. Deletes leftover `.snapshot.tmp` files (a write a crash
+    interrupted). `file_names`: the names of the files in `dir`, when the caller has just
+    listed it (a start lists each partition directory once), else it is listed here."""
+    if file_names is None:
+        with os.scandir(dir) as entries:
+            file_names = [entry.name for entry in entries if entry.is_file()]
+    found = []
+    for name in file_names:
+        # (one suffix test per name first: a partition directory holds three files per
+        # segment and a broker start reads thousands of directories)
+        if not name.endswith(_SNAPSHOT_NAME_ENDINGS):
             continue
-        if name.endswith(files.PRODUCER_SNAPSHOT_FILE_SUFFIX + TEMP_FILE_SUFFIX):
+        if name.endswith(TEMP_FILE_SUFFIX):
             try:
-                os.unlink(entry.path)
+                os.unlink(os.path.join(dir, name))
             except FileNotFoundError:
                 pass
         elif files.is_producer_snapshot_file(name):
-            snapshots[files.base_offset_from_file_name(name)] = Path(entry.path)
-    return snapshots
+            found.append(files.base_offset_from_file_name(name))
+    return SortedList(found)

@@ -80,6 +80,7 @@ Concurrency: not thread-safe; the log that owns it serializes access.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
@@ -309,12 +310,14 @@ class ProducerStateManager:
         "_last_snapshot_offset", "loaded_snapshot_offset",
     )
 
-    def __init__(self, dir: Path, *, producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS):
-        self.dir = Path(dir)
+    def __init__(self, dir: Path, *, producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+                 file_names: Iterable[str] | None = None):
+        """`file_names`: the files of `dir`, when the caller has just listed it."""
+        self.dir = dir if isinstance(dir, Path) else Path(dir)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self._producers: dict[int, ProducerStateEntry] = {}
         self._view = MappingProxyType(self._producers)
-        self._snapshots = list_snapshot_files(self.dir)  # SortedDict: offset -> Path
+        self._snapshots = list_snapshot_files(self.dir, file_names)  # SortedList of the snapshot files' offsets
         self._map_end_offset = 0
         # Kafka's lastSnapOffset: take_snapshot writes only above it (see the docstring).
         self._last_snapshot_offset = 0
@@ -345,11 +348,11 @@ class ProducerStateManager:
     @property
     def snapshot_offsets(self) -> list[int]:
         """Offsets of the snapshot files, oldest first."""
-        return list(self._snapshots.keys())
+        return list(self._snapshots)
 
     @property
     def latest_snapshot_offset(self) -> int | None:
-        return self._snapshots.peekitem(-1)[0] if self._snapshots else None
+        return self._snapshots[-1] if self._snapshots else None
 
     # -- appending --
 
@@ -482,7 +485,7 @@ class ProducerStateManager:
         path = files.producer_snapshot_file_path(self.dir, offset)
         write_snapshot_file(path, (self._producers[pid].to_snapshot_entry() for pid in sorted(self._producers)),
                             sync=sync)
-        self._snapshots[offset] = path
+        self._snapshots.add(offset)
         self._last_snapshot_offset = offset
         logger.debug("Wrote producer snapshot %s with %d producer(s)", path.name, len(self._producers))
         return path
@@ -491,7 +494,8 @@ class ProducerStateManager:
         """Load the latest readable snapshot (deleting corrupt ones on the way), minus
         expired producers; with none, start empty at the log start offset."""
         while self._snapshots:
-            offset, path = self._snapshots.peekitem(-1)
+            offset = self._snapshots[-1]
+            path = files.producer_snapshot_file_path(self.dir, offset)
             try:
                 rows = read_snapshot_file(path)
             except (CorruptSnapshot, OSError) as exc:
@@ -512,7 +516,7 @@ class ProducerStateManager:
         """Make the table describe [log start, log end): drop snapshots outside that range,
         then, unless the table already ends at `log_end_offset`, reload it from the latest
         remaining snapshot (the caller replays the log after `map_end_offset`)."""
-        for offset in list(self._snapshots.keys()):
+        for offset in list(self._snapshots):
             if offset > log_end_offset or offset <= log_start_offset:
                 self._remove_snapshot(offset)
         if log_end_offset != self._map_end_offset:
@@ -533,7 +537,7 @@ class ProducerStateManager:
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Forget everything, snapshots included; the table starts empty at `offset`."""
         self._producers.clear()
-        for snapshot_offset in list(self._snapshots.keys()):
+        for snapshot_offset in list(self._snapshots):
             self._remove_snapshot(snapshot_offset)
         self._map_end_offset = offset
         self._last_snapshot_offset = 0
@@ -542,9 +546,10 @@ class ProducerStateManager:
         """Forget the snapshot at `offset` and rename it `<offset>.snapshot.deleted`, to be
         removed with the files of the segment that starts there (Kafka's
         removeAndMarkSnapshotForDeletion); its new path, or None if there was none."""
-        path = self._snapshots.pop(offset, None)
-        if path is None:
+        if offset not in self._snapshots:
             return None
+        self._snapshots.remove(offset)
+        path = files.producer_snapshot_file_path(self.dir, offset)
         doomed = path.with_name(path.name + files.DELETED_FILE_SUFFIX)
         try:
             path.replace(doomed)
@@ -552,24 +557,25 @@ class ProducerStateManager:
             return None
         return doomed
 
-    def remove_stray_snapshots(self, segment_base_offsets: Iterable[int]) -> None:
-        """Re-read the directory, then delete every snapshot that does not sit at a
-        segment's base offset, except the latest one above the last base offset (the
-        one a clean shutdown wrote at the log end offset). Kafka does this on load."""
-        self._snapshots = list_snapshot_files(self.dir)
+    def remove_stray_snapshots(self, segment_base_offsets: Iterable[int], file_names: Iterable[str] | None = None) -> None:
+        """Re-read the directory (or take `file_names`, its files as the caller has just
+        listed them), then delete every snapshot that does not sit at a segment's base
+        offset, except the latest one above the last base offset (the one a clean
+        shutdown wrote at the log end offset). Kafka does this on load."""
+        self._snapshots = list_snapshot_files(self.dir, file_names)
         bases = set(segment_base_offsets)
         max_base = max(bases, default=None)
-        strays = [offset for offset in self._snapshots.keys() if offset not in bases]
+        strays = [offset for offset in self._snapshots if offset not in bases]
         keep = strays[-1] if strays and max_base is not None and strays[-1] > max_base else None
         for offset in strays:
             if offset != keep:
                 self._remove_snapshot(offset)
 
     def _remove_snapshot(self, offset: int) -> None:
-        path = self._snapshots.pop(offset, None)
-        if path is not None:
+        if offset in self._snapshots:
+            self._snapshots.remove(offset)
             try:
-                path.unlink()
+                os.unlink(files.producer_snapshot_file_path(self.dir, offset))
             except FileNotFoundError:
                 pass
 

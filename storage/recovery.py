@@ -66,12 +66,13 @@ from storage import files
 from storage.config import LogConfig
 from storage.errors import CorruptIndex
 from storage.leader_epoch_cache import LeaderEpochCache
-from storage.offset_index import OffsetIndex
 from storage.producer_state import ProducerStateManager, rebuild_producer_state
 from storage.segment import LogSegment
-from storage.time_index import TimeIndex
 
 logger = logging.getLogger("storage.recovery")
+
+# what pass 1 looks at (one suffix test per name: a directory holds three files per segment)
+_TEMPORARY_FILE_SUFFIXES = (files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
 
 
 @dataclass
@@ -148,6 +149,7 @@ def load_log(
     rng: random.Random | None = None,
     producer_state: ProducerStateManager | None = None,
     epoch_cache: LeaderEpochCache | None = None,
+    file_names: list[str] | None = None,
 ) -> LoadedLog:
     """Open every segment of `dir`, recovering as the module docstring describes, and
     rebuild `producer_state` (when given) up to the log end offset. `epoch_cache` (when
@@ -157,9 +159,13 @@ def load_log(
     rng = rng or random.Random()
     report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
 
-    swap_files = _remove_temp_files_and_collect_swap_files(dir, report)
-    _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
-    segments, recovered = _load_segments(dir, config, now_ms, rng, report, epoch_cache)
+    names = file_names if file_names is not None else regular_file_names(dir)
+    swap_files = _remove_temp_files_and_collect_swap_files(dir, names, report)
+    if swap_files:
+        _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
+    if report.stray_files_deleted or swap_files:
+        names = regular_file_names(dir)
+    segments, recovered = _load_segments(dir, names, config, now_ms, rng, report, epoch_cache)
 
     if not had_clean_shutdown:
         _recover_after_recovery_point(segments, recovery_point, recovered, report, epoch_cache)
@@ -202,7 +208,7 @@ def load_log(
         recovery_point = min(recovery_point, log_end_offset)
 
     if producer_state is not None:
-        producer_state.remove_stray_snapshots(segments.keys())
+        producer_state.remove_stray_snapshots(segments.keys(), names)
         report.producer_batches_replayed = rebuild_producer_state(
             producer_state, list(segments.values()), log_start_offset, log_end_offset,
             now_ms=now_ms, reload_from_clean_shutdown=had_clean_shutdown,
@@ -218,12 +224,15 @@ def load_log(
     return LoadedLog(segments, log_start_offset, recovery_point, log_end_offset, report)
 
 
-def _remove_temp_files_and_collect_swap_files(dir: Path, report: RecoveryReport) -> list[Path]:
+def _remove_temp_files_and_collect_swap_files(dir: Path, names: list[str], report: RecoveryReport) -> list[Path]:
     """Pass 1: delete `.deleted` and `.cleaned` files, and `.swap` files at or above the
-    lowest `.cleaned` offset; return the remaining `.swap` files."""
+    lowest `.cleaned` offset; return the remaining `.swap` files. `names` are the files
+    of `dir`."""
     swap_files: list[Path] = []
     cleaned_files: list[Path] = []
-    for name in _regular_file_names(dir):
+    for name in names:
+        if not name.endswith(_TEMPORARY_FILE_SUFFIXES):
+            continue
         if name.endswith(files.DELETED_FILE_SUFFIX):
             _unlink(dir / name, report)
         elif name.endswith(files.CLEANED_FILE_SUFFIX):
@@ -267,7 +276,7 @@ def _complete_interrupted_swaps(
         min_swap_offset = base_offset if min_swap_offset is None else min(min_swap_offset, base_offset)
         max_swap_offset = next_offset if max_swap_offset is None else max(max_swap_offset, next_offset)
     if min_swap_offset is not None and max_swap_offset is not None:
-        for name in _regular_file_names(dir):
+        for name in regular_file_names(dir):
             if name.endswith(files.SWAP_FILE_SUFFIX):
                 continue
             offset = _offset_or_none(name)
@@ -279,25 +288,30 @@ def _complete_interrupted_swaps(
 
 
 def _load_segments(
-    dir: Path, config: LogConfig, now_ms: int, rng: random.Random, report: RecoveryReport,
+    dir: Path, names: list[str], config: LogConfig, now_ms: int, rng: random.Random, report: RecoveryReport,
     epoch_cache: LeaderEpochCache | None,
 ) -> tuple[SortedDict, set[int]]:
-    """Pass 4: a segment per `.log`; delete orphan indexes; rebuild missing or misshapen
-    index files. Returns the segments and the base offsets already recovered."""
+    """Pass 4: a segment per `.log` of `names` (the files of `dir`); delete orphan
+    indexes; rebuild missing index files. Returns the segments and the base offsets
+    already recovered."""
     segments = SortedDict()
     recovered: set[int] = set()
-    names = set(_regular_file_names(dir))
+    names = set(names)
     # (names, not Paths, until a file must be touched: a Path costs microseconds, and a
     # log of many segments has three files per segment)
     for name in sorted(names):
-        if files.is_index_file(name):
-            log_name = files.file_name_prefix(files.base_offset_from_file_name(name)) + files.LOG_FILE_SUFFIX
-            if log_name not in names:
+        stem, dot, rest = name.partition(".")
+        if not dot or not stem.isdigit():
+            continue
+        suffix = dot + rest
+        if suffix in files.INDEX_FILE_SUFFIXES:
+            if files.file_name_prefix(int(stem)) + files.LOG_FILE_SUFFIX not in names:
                 _unlink(dir / name, report)
-        elif files.is_log_file(name):
-            base_offset = files.base_offset_from_file_name(name)
+        elif suffix == files.LOG_FILE_SUFFIX:
+            base_offset = int(stem)
             segment = LogSegment(
-                dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng)
+                dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng),
+                lazy=True,
             )
             prefix = files.file_name_prefix(base_offset)
             index_name, time_index_name = prefix + files.INDEX_FILE_SUFFIX, prefix + files.TIME_INDEX_FILE_SUFFIX
@@ -307,25 +321,16 @@ def _load_segments(
                 segment.time_index.resize(0)
                 report.time_indexes_created += 1
                 names.add(time_index_name)
-            problem = _index_file_problem(os.fspath(dir), index_name, time_index_name)
-            if problem is not None:
-                report.errors.append(problem)
+            missing = next((name for name in (index_name, time_index_name) if name not in names), None)
+            if missing is not None:
+                # (Kafka's LogSegment.sanityCheck: only whether the file is there. An index
+                # file of a length that is no whole number of entries is read to its last
+                # whole entry, as Kafka's AbstractIndex does.)
+                report.errors.append(f"index file {missing} is missing")
                 _recover_segment(segment, report, rebuild_only=True, epoch_cache=epoch_cache)
                 recovered.add(base_offset)
             segments[base_offset] = segment
     return segments, recovered
-
-
-def _index_file_problem(dir: str, index_name: str, time_index_name: str) -> str | None:
-    """Why a segment's index files (in `dir`, by name) cannot be used as they are, or None."""
-    for name, entry_size in ((index_name, OffsetIndex.ENTRY_SIZE), (time_index_name, TimeIndex.ENTRY_SIZE)):
-        try:
-            size = os.stat(os.path.join(dir, name)).st_size
-        except FileNotFoundError:
-            return f"index file {name} is missing"
-        if size % entry_size != 0:
-            return f"index file {name} is {size} bytes, not a whole number of {entry_size}-byte entries"
-    return None
 
 
 def _recover_after_recovery_point(
@@ -374,7 +379,8 @@ def _delete_segment(segments: SortedDict, segment: LogSegment, report: RecoveryR
     report.segments_deleted += 1
 
 
-def _regular_file_names(dir: Path) -> list[str]:
+def regular_file_names(dir: Path) -> list[str]:
+    """The names of the files in `dir` (not its directories)."""
     with os.scandir(dir) as entries:
         return [entry.name for entry in entries if entry.is_file()]
 

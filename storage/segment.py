@@ -181,6 +181,7 @@ class LogSegment:
         "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",
         "_large_scan_bytes", "_fd", "_size_bytes", "_offset_index", "_time_index",
         "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry", "_inactive",
+        "_closed",
     )
 
     def __init__(
@@ -192,13 +193,19 @@ class LogSegment:
         now_ms: int,
         roll_jitter_ms: int = 0,
         extra_suffix: str = "",
+        lazy: bool = False,
     ):
-        self.dir = Path(dir)
+        """`lazy`: a segment found on disk whose `.log` is opened on first use (a start
+        opens thousands of segments and reads few of them); otherwise the file is opened,
+        and created if missing, now."""
+        self._closed = False
+        self.dir = dir if isinstance(dir, Path) else Path(dir)
         self.base_offset = base_offset
         self._extra_suffix = extra_suffix
-        # Built once (and again on a rename): a Path costs a few microseconds to make,
-        # and every FetchResult carries it.
-        self._log_path = files.log_file_path(self.dir, base_offset, extra_suffix)
+        # Built on first use and kept (a rename resets it): a Path costs microseconds to
+        # make, every FetchResult carries it, and a log may have thousands of segments
+        # that are opened and never read.
+        self._log_path: Path | None = None
         self.roll_jitter_ms = roll_jitter_ms
         self.created_ms = now_ms
         self.index_interval_bytes = config.index_interval_bytes
@@ -208,8 +215,8 @@ class LogSegment:
         self._scan_first_read_bytes = config.index_interval_bytes + OFFSET_FIELDS_SIZE
         self._large_scan_bytes = 2 * config.index_interval_bytes
         self.max_index_size_bytes = config.segment_index_bytes
-        self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
-        self._size_bytes = os.fstat(self._fd).st_size
+        if not lazy:
+            self._open_log_file(os.O_RDWR | os.O_CREAT)
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
         # The first batch's timestamp, which segment.ms counts from (None: not read yet).
@@ -221,6 +228,28 @@ class LogSegment:
 
     # -- files --
 
+    def _open_log_file(self, flags: int) -> None:
+        name = files.file_name_prefix(self.base_offset) + files.LOG_FILE_SUFFIX + self._extra_suffix
+        self._fd = os.open(os.path.join(self.dir, name), flags, 0o644)
+        self._size_bytes = os.fstat(self._fd).st_size
+
+    def __getattr__(self, name: str):
+        # Python calls this only for an attribute not set: `_fd` and `_size_bytes` of a
+        # lazy segment not used yet. The first use opens the `.log` and sets both, so
+        # every later use is a plain slot read. Once the segment is closed there is no
+        # descriptor (-1), and the size is the file's, if it is still there.
+        if name == "_fd" or name == "_size_bytes":
+            if not self._closed:
+                self._open_log_file(os.O_RDWR)
+                return object.__getattribute__(self, name)
+            if name == "_fd":
+                return -1
+            try:
+                return os.stat(self.log_path).st_size
+            except FileNotFoundError:
+                return 0
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     @property
     def extra_suffix(self) -> str:
         """"" for a live segment, else ".deleted", ".swap", ... (see `change_suffix`)."""
@@ -228,6 +257,8 @@ class LogSegment:
 
     @property
     def log_path(self) -> Path:
+        if self._log_path is None:
+            self._log_path = files.log_file_path(self.dir, self.base_offset, self._extra_suffix)
         return self._log_path
 
     @property
@@ -774,7 +805,8 @@ class LogSegment:
         self._close_fd()
 
     def _close_fd(self) -> None:
-        if self._fd >= 0:
+        self._closed = True
+        if self._fd >= 0:   # (a lazy segment never used has none: -1)
             os.close(self._fd)
             self._fd = -1
 
@@ -800,7 +832,7 @@ class LogSegment:
             elif old.exists():
                 os.replace(old, new)
         self._extra_suffix = new_extra_suffix
-        self._log_path = files.log_file_path(self.dir, self.base_offset, new_extra_suffix)
+        self._log_path = None
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size_bytes={self._size_bytes}{', ' + self.extra_suffix if self.extra_suffix else ''})"

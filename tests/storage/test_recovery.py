@@ -252,16 +252,20 @@ def test_timestamp_lookups_choose_the_segment_by_its_modification_time_when_its_
     log.close()
 
 
-def test_misshapen_index_file_is_rebuilt(tmp_path):
+def test_an_old_segment_index_of_no_whole_number_of_entries_is_read_to_its_last_whole_entry(tmp_path):
+    """As Kafka's AbstractIndex (the length rounded down to whole entries): a start checks
+    only that the index files are there, without reading their lengths."""
     dir = tmp_path / "t-0"
     build_log(dir)
     index = segment_files(dir, ".index")[0]
     original = index.read_bytes()
     index.write_bytes(original + b"\x01\x02\x03")
     log = reopen(dir, clean=True)
-    assert log.recovery_report.index_rebuilds == 1
+    assert log.recovery_report.index_rebuilds == 0
+    first = log.segments[0]
+    assert first.offset_index.entries == len(original) // 8 > 0
+    assert offsets(log) == list(range(240))
     log.close()
-    assert index.read_bytes() == original
 
 
 def test_corrupt_active_index_on_a_clean_open_is_rebuilt(tmp_path):
