@@ -82,7 +82,10 @@ class IndexFile:
 
     ENTRY_SIZE: ClassVar[int]
 
-    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
+    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True,
+                 preallocate: bool = False):
+        """`preallocate`: open the index of the active segment at its full size at once
+        (`resize` to `max_index_size_bytes` would map the file a second time)."""
         self.path = path if isinstance(path, Path) else Path(path)
         self.base_offset = base_offset
         self.max_index_size_bytes = max_index_size_bytes
@@ -103,11 +106,23 @@ class IndexFile:
                     raise ValueError(f"invalid max index size: {max_index_size_bytes} bytes")
                 os.ftruncate(fd, self._round_down(max_index_size_bytes))
             self._length = os.fstat(fd).st_size
+            entries = 0 if newly_created else None   # None: counted below
+            target = self._round_down(max_index_size_bytes)
+            if preallocate and not newly_created and self._length < target:
+                # A file trimmed to its entries (a clean close) ends with an entry: it holds
+                # length / entry size of them, known before the zeros are added behind.
+                whole = self._round_down(self._length)
+                if whole == 0:
+                    entries = 0
+                elif os.pread(fd, self.ENTRY_SIZE, whole - self.ENTRY_SIZE) != bytes(self.ENTRY_SIZE):
+                    entries = whole // self.ENTRY_SIZE
+                os.ftruncate(fd, target)
+                self._length = target
             self._map_fd(fd)
         finally:
             os.close(fd)
         self._max_entries = self._length // self.ENTRY_SIZE
-        self._entries = 0 if newly_created else self._count_valid_entries(self._max_entries)
+        self._entries = entries if entries is not None else self._count_valid_entries(self._max_entries)
 
     # -- sizes --
 

@@ -118,13 +118,14 @@ class OffsetIndex(IndexFile):
 
     ENTRY_SIZE = 8
 
-    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
+    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True,
+                 preallocate: bool = False):
         # The in-memory copy of the relative offsets (None: not built yet; see the
         # module docstring). Set before super().__init__, which may truncate.
         self._relative_offsets: array | None = None
         self._batch_base_offsets: array | None = None  # relative; -1: not known yet
         self._batch_sizes: array | None = None         # bytes; 0: not known yet
-        super().__init__(path, base_offset, max_index_size_bytes, writable=writable)
+        super().__init__(path, base_offset, max_index_size_bytes, writable=writable, preallocate=preallocate)
         self._last_offset = self._read_last_offset()
         if self._entries == 0 and writable:
             # An empty index: the copy costs nothing now, and learns every batch appended.

@@ -71,6 +71,7 @@ from storage.segment import LogSegment
 
 logger = logging.getLogger("storage.recovery")
 
+OFFSET_STEM_CHARS = len(files.file_name_prefix(0))   # 20 digits
 # what pass 1 looks at (one suffix test per name: a directory holds three files per segment)
 _TEMPORARY_FILE_SUFFIXES = (files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
 
@@ -171,6 +172,7 @@ def load_log(
         _recover_after_recovery_point(segments, recovery_point, recovered, report, epoch_cache)
     elif segments:
         active = segments.peekitem(-1)[1]
+        active.prepare_for_appends()   # (here first: its indexes are opened once, preallocated)
         try:
             active.sanity_check_indexes()
         except CorruptIndex as exc:
@@ -294,42 +296,42 @@ def _load_segments(
     """Pass 4: a segment per `.log` of `names` (the files of `dir`); delete orphan
     indexes; rebuild missing index files. Returns the segments and the base offsets
     already recovered."""
-    segments = SortedDict()
     recovered: set[int] = set()
     names = set(names)
-    # (names, not Paths, until a file must be touched: a Path costs microseconds, and a
-    # log of many segments has three files per segment)
-    for name in sorted(names):
-        stem, dot, rest = name.partition(".")
-        if not dot or not stem.isdigit():
-            continue
-        suffix = dot + rest
-        if suffix in files.INDEX_FILE_SUFFIXES:
-            if files.file_name_prefix(int(stem)) + files.LOG_FILE_SUFFIX not in names:
-                _unlink(dir / name, report)
-        elif suffix == files.LOG_FILE_SUFFIX:
-            base_offset = int(stem)
-            segment = LogSegment(
-                dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng),
-                lazy=True,
-            )
-            prefix = files.file_name_prefix(base_offset)
-            index_name, time_index_name = prefix + files.INDEX_FILE_SUFFIX, prefix + files.TIME_INDEX_FILE_SUFFIX
-            if time_index_name not in names and index_name in names:
-                # Kafka's rule: a missing time index alone is created empty, the segment
-                # is not read (its timestamps are then unknown: see LogSegment.largest_timestamp_ms).
-                segment.time_index.resize(0)
-                report.time_indexes_created += 1
-                names.add(time_index_name)
-            missing = next((name for name in (index_name, time_index_name) if name not in names), None)
-            if missing is not None:
-                # (Kafka's LogSegment.sanityCheck: only whether the file is there. An index
-                # file of a length that is no whole number of entries is read to its last
-                # whole entry, as Kafka's AbstractIndex does.)
-                report.errors.append(f"index file {missing} is missing")
-                _recover_segment(segment, report, rebuild_only=True, epoch_cache=epoch_cache)
-                recovered.add(base_offset)
-            segments[base_offset] = segment
+    # (names, not Paths, until a file must be touched: a Path costs microseconds; and the
+    # names filtered by comprehensions, whose suffix tests run in C: a directory holds
+    # several files per segment, and a start reads thousands of directories)
+    for name in sorted(n for n in names if n.endswith(files.INDEX_FILE_SUFFIXES)):
+        stem = name.partition(".")[0]
+        if stem.isdigit() and stem + files.LOG_FILE_SUFFIX not in names:
+            _unlink(dir / name, report)
+    log_suffix_bytes = len(files.LOG_FILE_SUFFIX)
+    stems = sorted(name[:-log_suffix_bytes] for name in names if name.endswith(files.LOG_FILE_SUFFIX))
+    loaded = []
+    for stem in stems:
+        if len(stem) != OFFSET_STEM_CHARS or not stem.isdigit():
+            continue   # not a segment of Kafka's naming
+        base_offset = int(stem)
+        segment = LogSegment(
+            dir, base_offset, config, now_ms=now_ms, roll_jitter_ms=config.random_segment_jitter_ms(rng), lazy=True,
+        )
+        index_name, time_index_name = stem + files.INDEX_FILE_SUFFIX, stem + files.TIME_INDEX_FILE_SUFFIX
+        if time_index_name not in names and index_name in names:
+            # Kafka's rule: a missing time index alone is created empty, the segment
+            # is not read (its timestamps are then unknown: see LogSegment.largest_timestamp_ms).
+            segment.time_index.resize(0)
+            report.time_indexes_created += 1
+            names.add(time_index_name)
+        if index_name not in names or time_index_name not in names:
+            # (Kafka's LogSegment.sanityCheck: only whether the file is there. An index
+            # file of a length that is no whole number of entries is read to its last
+            # whole entry, as Kafka's AbstractIndex does.)
+            missing = index_name if index_name not in names else time_index_name
+            report.errors.append(f"index file {missing} is missing")
+            _recover_segment(segment, report, rebuild_only=True, epoch_cache=epoch_cache)
+            recovered.add(base_offset)
+        loaded.append((base_offset, segment))
+    segments = SortedDict(loaded)
     return segments, recovered
 
 
@@ -347,7 +349,8 @@ def _recover_after_recovery_point(
         if segment.base_offset in recovered:
             result_truncated = False
         else:
-            result = _recover_segment(segment, report, rebuild_only=False, epoch_cache=epoch_cache)
+            result = _recover_segment(segment, report, rebuild_only=False, epoch_cache=epoch_cache,
+                                      last=index == len(unflushed) - 1)
             result_truncated = result.truncated_bytes > 0
         if result_truncated:
             for later in unflushed[index + 1 :]:
@@ -358,8 +361,9 @@ def _recover_after_recovery_point(
 
 
 def _recover_segment(segment: LogSegment, report: RecoveryReport, *, rebuild_only: bool,
-                     epoch_cache: LeaderEpochCache | None = None):
-    result = segment.recover(epoch_cache)
+                     epoch_cache: LeaderEpochCache | None = None, last: bool = False):
+    """`last`: the log's last segment, which becomes the active one (its indexes stay preallocated)."""
+    result = segment.recover(epoch_cache, trim_indexes=not last)
     if rebuild_only:
         report.index_rebuilds += 1
     else:

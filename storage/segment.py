@@ -619,6 +619,12 @@ class LogSegment:
         towards the next index entry are those appended by this process only (see
         "Index entries" in the module docstring)."""
         self._inactive = False
+        if self._offset_index is None:
+            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size_bytes,
+                                             preallocate=True)
+        if self._time_index is None:
+            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size_bytes,
+                                         preallocate=True)
         self.resize_indexes(self.max_index_size_bytes)
 
     # -- recovery and truncation --
@@ -628,8 +634,10 @@ class LogSegment:
         self.offset_index.sanity_check(self._size_bytes)
         self.time_index.sanity_check()
 
-    def recover(self, epoch_cache: LeaderEpochCache | None = None) -> SegmentRecovery:
+    def recover(self, epoch_cache: LeaderEpochCache | None = None, *, trim_indexes: bool = True) -> SegmentRecovery:
         """Validate every batch, truncate at the first bad one, rebuild both indexes.
+        `trim_indexes=False` leaves them at their preallocated size: the segment is to be
+        the active one, whose indexes `prepare_for_appends` would extend again.
 
         A batch is good when its header is whole, its magic is 2, its batch_length fits
         the file, its CRC-32C matches, its counts are sane, and its base offset is at
@@ -692,9 +700,10 @@ class LogSegment:
         if truncated:
             os.ftruncate(self._fd, position)
         self._size_bytes = position
-        offset_index.trim_to_valid_size()
         time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset, skip_full_check=True)
-        time_index.trim_to_valid_size()
+        if trim_indexes:
+            offset_index.trim_to_valid_size()
+            time_index.trim_to_valid_size()
         self._max_timestamp = max_timestamp
         self._rolling_based_timestamp_ms = first_batch_timestamp
         return SegmentRecovery(position, truncated, valid_batches, dropped, next_offset, error)

@@ -60,8 +60,9 @@ class TimeIndex(IndexFile):
 
     ENTRY_SIZE = 12
 
-    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True):
-        super().__init__(path, base_offset, max_index_size_bytes, writable=writable)
+    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True,
+                 preallocate: bool = False):
+        super().__init__(path, base_offset, max_index_size_bytes, writable=writable, preallocate=preallocate)
         self._last_entry = self._read_last_entry()
 
     def is_full(self) -> bool:
