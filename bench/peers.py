@@ -587,12 +587,13 @@ def start_mock(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> Br
 
 
 def start_pylog_serve(broker_cpus: set[int] | None = None, timeout: float = 15.0,
-                      extra_args: list[str] | None = None) -> BrokerHandle:
+                      extra_args: list[str] | None = None, data_dir: str | None = None) -> BrokerHandle:
     """`python -m pylog serve --port 0 --data-dir TMP`, ready when it prints
     `pylog ready on HOST:PORT in N ms`; then also timed to the port accepting and an
-    ApiVersions round trip."""
+    ApiVersions round trip. `data_dir`: a data directory of the caller's (a restart), kept
+    when the broker stops; by default a fresh temporary one, removed."""
     tmp = tempfile.mkdtemp(prefix="bench-pylog-")
-    data_dir = os.path.join(tmp, "data")
+    data_dir = data_dir or os.path.join(tmp, "data")
     log_path = os.path.join(tmp, "stderr.log")
     cmd = [sys.executable, "-m", "pylog", "serve", "--host", HOST, "--port", "0", "--data-dir", data_dir,
            *(extra_args or [])]

@@ -119,10 +119,12 @@ class IndexFile:
                 os.ftruncate(fd, target)
                 self._length = target
             self._map_fd(fd)
+            self._max_entries = self._length // self.ENTRY_SIZE
+            if entries is None:
+                entries = self._count_valid_entries(self._max_entries, fd)
         finally:
             os.close(fd)
-        self._max_entries = self._length // self.ENTRY_SIZE
-        self._entries = entries if entries is not None else self._count_valid_entries(self._max_entries)
+        self._entries = entries
 
     # -- sizes --
 
@@ -310,17 +312,24 @@ class IndexFile:
             self._mmap.close()
             self._mmap = None
 
-    def _count_valid_entries(self, slots: int) -> int:
-        """Entries before the zero tail a crash leaves in a preallocated file."""
-        zero = bytes(self.ENTRY_SIZE)
-        if slots == 0 or self._slot_bytes(slots - 1) != zero:
+    def _count_valid_entries(self, slots: int, fd: int) -> int:
+        """Entries before the zero tail a crash leaves in a preallocated file. The probes
+        are preads of the open file, not reads of the map: each would fault in a page of
+        the (mostly sparse) file, which costs far more than a system call."""
+        size = self.ENTRY_SIZE
+        zero = bytes(size)
+
+        def slot_bytes(slot: int) -> bytes:
+            return os.pread(fd, size, slot * size)
+
+        if slots == 0 or slot_bytes(slots - 1) != zero:
             return slots
-        if self._slot_bytes(0) == zero:
+        if slot_bytes(0) == zero:
             return 0
         lo, hi = 1, slots - 1  # slot 0 is an entry, slot hi is zero
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._slot_bytes(mid) == zero:
+            if slot_bytes(mid) == zero:
                 hi = mid
             else:
                 lo = mid + 1

@@ -1,0 +1,199 @@
+"""How Metadata, Fetch and a restart grow with the number of partitions: pylog beside Kafka.
+
+    python -m bench.partitions_bench          (BENCH_QUICK=1: 10 and 100 partitions only)
+
+For N = 10, 100, 1,000 and 10,000 partitions, on a fresh broker of each kind: one topic of
+N partitions (10,000 as ten topics of 1,000), one 100-byte record in every partition (confluent-kafka, each record sent to
+its partition), then, on one plain TCP connection (the request encoded before the clock
+starts, the response's bytes received whole, not decoded):
+
+- Metadata v12 of those topics, median of 20 round trips: what a client sends on every
+  refresh. The goal line is issue 16's: 1,000 partitions answered in <= 20 ms;
+- Fetch v12 of every partition from offset 0 (max_wait_ms 0, 1 MiB per partition), median
+  of 10: a consumer's first fetch of a whole topic;
+- pylog only: the restart, spawn to the first ApiVersions answer on the same data
+  directory, after a clean stop (SIGTERM) and after kill -9 (recovery from the checkpoints).
+  Kafka's launcher here formats a fresh directory for every start, so its restart is not
+  timed.
+
+Apache Kafka is the version of tests/compat/versions.properties with its own JVM flags
+(bench/peers.py); a row whose broker could not be set up says why. Brokers run one at a
+time, each on the broker core, the client on the other.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+if __package__ in (None, ""):  # `python bench/partitions_bench.py`
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import clients, peers  # noqa: E402
+from protocol import framing, headers  # noqa: E402
+from protocol.messages import FetchRequest, MetadataRequest, RequestHeader  # noqa: E402
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+COUNTS = (10, 100) if QUICK else (10, 100, 1_000, 10_000)
+METADATA_REPS, FETCH_REPS = (5, 3) if QUICK else (20, 10)
+GOAL_METADATA_MS, GOAL_AT = 20.0, 1_000
+KAFKA_SETUP_LIMIT_S = 180.0
+TOPIC_PARTITIONS_MAX = 1_000
+
+
+class Connection:
+    """One blocking socket speaking Kafka's framing, for timing single round trips."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.correlation_id = 0
+
+    def frame(self, api_key: int, version: int, body) -> bytes:
+        self.correlation_id += 1
+        header = RequestHeader(request_api_key=api_key, request_api_version=version,
+                               correlation_id=self.correlation_id, client_id="partitions-bench")
+        return framing.frame(headers.encode_request(header, body))
+
+    def round_trip_ms(self, frame: bytes) -> tuple[float, int]:
+        started = time.perf_counter()
+        self.sock.sendall(frame)
+        size = int.from_bytes(self._recv(4), "big")
+        self._recv(size)
+        return (time.perf_counter() - started) * 1000, size
+
+    def _recv(self, n: int) -> bytes:
+        parts, got = [], 0
+        while got < n:
+            chunk = self.sock.recv(min(n - got, 1 << 20))
+            if not chunk:
+                raise ConnectionError("the broker closed the connection")
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _topics(partitions: int) -> list[tuple[str, int]]:
+    """(name, partitions): one topic up to 1,000 partitions, else topics of 1,000 (a controller
+    refuses a CreateTopics of over 10,000 records at once, Kafka's and pylog's alike)."""
+    per_topic = min(partitions, TOPIC_PARTITIONS_MAX)
+    return [(f"p{partitions}-{i}", per_topic) for i in range(partitions // per_topic)]
+
+
+def _fill(bootstrap: str, topics: list[tuple[str, int]], deadline: float) -> None:
+    """Create the topics and put one record in each partition."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient(clients._confluent_base(bootstrap))
+    for topic, partitions in topics:
+        admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(timeout=max(deadline - time.time(), 1))
+    producer = Producer({**clients._confluent_base(bootstrap), "linger.ms": 5, "acks": "all"})
+    value = bytes(100)
+    for topic, partitions in topics:
+        for partition in range(partitions):
+            while True:
+                try:
+                    producer.produce(topic, value, partition=partition)
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+            if time.time() > deadline:
+                raise TimeoutError(f"setting up took over {KAFKA_SETUP_LIMIT_S:.0f} s")
+    if producer.flush(max(deadline - time.time(), 1)):
+        raise TimeoutError("records still unacknowledged")
+
+
+def _timings(port: int, topics: list[tuple[str, int]]) -> dict[str, str]:
+    conn = Connection(port)
+    try:
+        metadata = conn.frame(3, 12, MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(topic_id=uuid.UUID(int=0), name=topic) for topic, _ in topics],
+            allow_auto_topic_creation=False, include_topic_authorized_operations=False))
+        fetch = conn.frame(1, 12, FetchRequest(
+            replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=64 << 20, isolation_level=0, session_id=0,
+            session_epoch=-1, topics=[FetchRequest.FetchTopic(topic=topic, partitions=[
+                FetchRequest.FetchPartition(partition=p, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1,
+                                            log_start_offset=-1, partition_max_bytes=1 << 20)
+                for p in range(partitions)]) for topic, partitions in topics],
+            forgotten_topics_data=[], rack_id=""))
+        conn.round_trip_ms(metadata)   # warm: the first answer of a connection
+        metadata_runs = [conn.round_trip_ms(metadata) for _ in range(METADATA_REPS)]
+        conn.round_trip_ms(fetch)
+        fetch_runs = [conn.round_trip_ms(fetch) for _ in range(FETCH_REPS)]
+    finally:
+        conn.close()
+    return {
+        "metadata_ms": statistics.median(ms for ms, _ in metadata_runs),
+        "metadata_bytes": metadata_runs[-1][1],
+        "fetch_ms": statistics.median(ms for ms, _ in fetch_runs),
+        "fetch_bytes": fetch_runs[-1][1],
+    }
+
+
+def _pylog_start(data_dir: str, cpus):
+    return peers.start_pylog_serve(cpus, timeout=120, data_dir=data_dir)
+
+
+def _measure(name: str, partitions: int, cpus) -> str:
+    topics = _topics(partitions)
+    deadline = time.time() + KAFKA_SETUP_LIMIT_S
+    data_dir = tempfile.mkdtemp(prefix="bench-partitions-") if name == "pylog" else None
+    try:
+        try:
+            handle = peers.start_kafka(cpus) if name == "kafka" else _pylog_start(data_dir, cpus)
+        except Exception as exc:
+            return f"{name}: did not start: {exc}"
+        restart = ""
+        try:
+            try:
+                _fill(handle.bootstrap, topics, deadline)
+            except Exception as exc:
+                return f"{name}: could not set up {partitions} partitions: {type(exc).__name__}: {str(exc)[:160]}"
+            t = _timings(handle.port, topics)
+        finally:
+            handle.close()
+        if name == "pylog":
+            clean = _pylog_start(data_dir, cpus)   # after the clean stop above
+            clean_ms = clean.spawn["ApiVersions answered"]
+            os.kill(clean.pid, signal.SIGKILL)
+            clean.close()
+            crashed = _pylog_start(data_dir, cpus)
+            crash_ms = crashed.spawn["ApiVersions answered"]
+            crashed.close()
+            restart = f"; restart {clean_ms:.0f} ms clean, {crash_ms:.0f} ms after kill -9"
+    finally:
+        if data_dir is not None:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    goal = ""
+    if partitions == GOAL_AT and name == "pylog":
+        goal = (f" (goal <= {GOAL_METADATA_MS:.0f} ms: "
+                f"{'met' if t['metadata_ms'] <= GOAL_METADATA_MS else 'NOT met'})")
+    return (f"{name}: Metadata {t['metadata_ms']:.1f} ms ({t['metadata_bytes']:,} B){goal}, "
+            f"Fetch {t['fetch_ms']:.1f} ms ({t['fetch_bytes']:,} B){restart}")
+
+
+def run() -> list[str]:
+    broker_cpus, client_cpus = peers.pinning()
+    peers.pin(os.getpid(), client_cpus)
+    lines = ["partitions bench: one topic of N partitions, one 100 B record each; round trips on one "
+             "connection (Metadata median of %d, Fetch of every partition median of %d)" % (METADATA_REPS, FETCH_REPS)]
+    for partitions in COUNTS:
+        lines.append(f"{partitions} partitions")
+        for name in ("pylog", "kafka"):
+            lines.append("  " + _measure(name, partitions, broker_cpus))
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(run()))

@@ -1,0 +1,104 @@
+"""How long `pylog serve` takes to start, against the floor of the interpreter it runs on.
+
+    python -m bench.start_bench          (BENCH_QUICK=1: 3 starts instead of 10)
+
+Printed:
+- `pylog serve --port 0` on a fresh data directory, spawn to its first ApiVersions answer,
+  median of 10 (bench/peers.py `start_pylog_serve`; the broker on one core, this process on
+  the other). The goal line is issue 16's: <= 150 ms;
+- the floor on this machine: the same interpreter spawned to import asyncio and uvloop (what
+  any asyncio broker in Python loads) and exit, median of 10. What is above it is pylog's:
+  its own imports and its start;
+- where pylog's import time goes: `python -X importtime -c "import pylog.broker"`, the
+  modules of this repository with the largest self time, and the total of the import.
+
+Apache Kafka's start is in bench/broker_bench.py (several seconds: a JVM and KRaft).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+if __package__ in (None, ""):  # `python bench/start_bench.py`
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import peers  # noqa: E402
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+STARTS = 3 if QUICK else 10
+GOAL_MS = 150.0
+OWN_PACKAGES = ("pylog", "storage", "protocol")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # a user's interpreter writes and reuses bytecode
+    env["PYTHONPATH"] = peers.REPO_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _floor_ms(cpus) -> float:
+    runs = []
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", "import asyncio, uvloop"], env=_env())
+        peers.pin(proc.pid, cpus)
+        proc.wait()
+        runs.append((time.perf_counter() - started) * 1000)
+    return statistics.median(runs)
+
+
+def _import_profile() -> list[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pylog.broker"], env=_env(),
+                          capture_output=True, text=True, check=True)
+    own, total_us = [], 0
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        fields = line[len("import time:"):].split("|")
+        try:
+            self_us, cumulative_us = int(fields[0]), int(fields[1])
+        except ValueError:
+            continue   # the header line
+        name = fields[2].strip()
+        if name == "pylog.broker":
+            total_us = cumulative_us
+        if name.split(".")[0] in OWN_PACKAGES:
+            own.append((self_us, name))
+    own.sort(reverse=True)
+    own_us = sum(us for us, _ in own)
+    lines = [f"import pylog.broker: {total_us / 1000:.0f} ms under -X importtime (which adds its own cost), "
+             f"{own_us / 1000:.0f} ms of it in the self time of {len(own)} modules of this repository; the largest:"]
+    lines += [f"  {us / 1000:5.1f} ms  {name}" for us, name in own[:10]]
+    return lines
+
+
+def run() -> list[str]:
+    broker_cpus, client_cpus = peers.pinning()
+    peers.pin(os.getpid(), client_cpus)
+    spawns = []
+    for _ in range(STARTS):
+        handle = peers.start_pylog_serve(broker_cpus)
+        try:
+            spawns.append(handle.spawn["ApiVersions answered"])
+        finally:
+            handle.close()
+    spawn_ms = statistics.median(spawns)
+    floor_ms = _floor_ms(broker_cpus)
+    verdict = "met" if spawn_ms <= GOAL_MS else "NOT met"
+    return [
+        f"start bench: median of {STARTS}, one run on a shared 2-core machine",
+        f"pylog serve, spawn to ApiVersions answered: {spawn_ms:.0f} ms (min {min(spawns):.0f}, "
+        f"max {max(spawns):.0f}); goal <= {GOAL_MS:.0f} ms {verdict}",
+        f"floor: the interpreter spawned to import asyncio and uvloop and exit: {floor_ms:.0f} ms; "
+        f"pylog's own imports and start: {spawn_ms - floor_ms:.0f} ms",
+        *_import_profile(),
+    ]
+
+
+if __name__ == "__main__":
+    print("\n".join(run()))
