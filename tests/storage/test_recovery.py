@@ -384,3 +384,46 @@ def test_time_index_survives_a_crash_and_recovery(tmp_path):
     base = int(time_index.name.split(".")[0])
     entries = read_time_index(time_index, base)
     assert entries == sorted(entries) and entries[-1][0] == 1000 + 119
+
+
+def _open_files_in(dir) -> list[str]:
+    """The names of the files of `dir` this process holds open (descriptors and maps)."""
+    names = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if os.path.dirname(target) == str(dir):
+            names.add(os.path.basename(target))
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split(maxsplit=5)[5].strip() if len(line.split(maxsplit=5)) == 6 else ""
+            if os.path.dirname(path) == str(dir):
+                names.add(os.path.basename(path))
+    return sorted(names)
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_a_start_opens_only_the_active_segment_and_an_old_one_on_its_first_read(tmp_path, clean):
+    """Kafka's LazyIndex, and for the `.log` of old segments too: a start touches the
+    files of the active segment; an old segment's files open when it is read."""
+    dir = tmp_path / "t-0"
+    recovery_point = 0
+    if clean:
+        build_log(dir)
+    else:   # flushed up to the active segment: only that one is recovered
+        recovery_point = crash_log(dir).active_segment.base_offset
+    log = reopen(dir, clean=clean, recovery_point=recovery_point)
+    try:
+        assert len(log.segments) > 3
+        active = log.active_segment
+        prefix = f"{active.base_offset:020d}"
+        assert _open_files_in(dir) == sorted([prefix + ".index", prefix + ".log", prefix + ".timeindex"]), \
+            "only the active segment's files are open"
+        first = log.segments[0]
+        records = records_of(log.read(first.base_offset, 100).read_bytes())
+        assert records[0].offset == first.base_offset
+        assert f"{first.base_offset:020d}.log" in _open_files_in(dir)
+    finally:
+        log.close()
