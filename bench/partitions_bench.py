@@ -62,12 +62,12 @@ class Connection:
                                correlation_id=self.correlation_id, client_id="partitions-bench")
         return framing.frame(headers.encode_request(header, body))
 
-    def round_trip_ms(self, frame: bytes) -> tuple[float, int]:
+    def round_trip_ms(self, frame: bytes) -> tuple[float, bytes]:
         started = time.perf_counter()
         self.sock.sendall(frame)
         size = int.from_bytes(self._recv(4), "big")
-        self._recv(size)
-        return (time.perf_counter() - started) * 1000, size
+        payload = self._recv(size)
+        return (time.perf_counter() - started) * 1000, payload
 
     def _recv(self, n: int) -> bytes:
         parts, got = [], 0
@@ -133,11 +133,13 @@ def _timings(port: int, topics: list[tuple[str, int]]) -> dict[str, str]:
         fetch_runs = [conn.round_trip_ms(fetch) for _ in range(FETCH_REPS)]
     finally:
         conn.close()
+    _, answer = headers.decode_response(3, 12, metadata_runs[-1][1])
     return {
         "metadata_ms": statistics.median(ms for ms, _ in metadata_runs),
-        "metadata_bytes": metadata_runs[-1][1],
+        "metadata_bytes": len(metadata_runs[-1][1]),
+        "metadata_partitions": sum(len(t.partitions) for t in answer.topics if t.error_code == 0),
         "fetch_ms": statistics.median(ms for ms, _ in fetch_runs),
-        "fetch_bytes": fetch_runs[-1][1],
+        "fetch_bytes": len(fetch_runs[-1][1]),
     }
 
 
@@ -159,7 +161,8 @@ def _measure(name: str, partitions: int, cpus) -> str:
             try:
                 _fill(handle.bootstrap, topics, deadline)
             except Exception as exc:
-                return f"{name}: could not set up {partitions} partitions: {type(exc).__name__}: {str(exc)[:160]}"
+                return (f"{name}: could not set up {partitions} partitions: {type(exc).__name__}: {str(exc)[:160]}"
+                        f"{_descriptors(handle.pid)}")
             t = _timings(handle.port, topics)
         finally:
             handle.close()
@@ -179,8 +182,21 @@ def _measure(name: str, partitions: int, cpus) -> str:
     if partitions == GOAL_AT and name == "pylog":
         goal = (f" (goal <= {GOAL_METADATA_MS:.0f} ms: "
                 f"{'met' if t['metadata_ms'] <= GOAL_METADATA_MS else 'NOT met'})")
-    return (f"{name}: Metadata {t['metadata_ms']:.1f} ms ({t['metadata_bytes']:,} B){goal}, "
+    return (f"{name}: Metadata {t['metadata_ms']:.1f} ms ({t['metadata_bytes']:,} B, "
+            f"{t['metadata_partitions']:,} partitions listed){goal}, "
             f"Fetch {t['fetch_ms']:.1f} ms ({t['fetch_bytes']:,} B){restart}")
+
+
+def _descriptors(pid: int | None) -> str:
+    """The broker's open files against its limit: pylog holds three per partition (the
+    active segment's .log, and Python's mmap keeps a descriptor per index map)."""
+    try:
+        count = len(os.listdir(f"/proc/{pid}/fd"))
+        with open(f"/proc/{pid}/limits") as limits:
+            limit = next(line.split()[3] for line in limits if line.startswith("Max open files"))
+    except (OSError, StopIteration, IndexError, TypeError):
+        return ""
+    return f" (the broker holds {count:,} open files, its limit is {int(limit):,})"
 
 
 def run() -> list[str]:
