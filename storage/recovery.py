@@ -30,8 +30,11 @@ Either way, loading first resolves files left in transit (Kafka's `LogLoader` pa
    LogSegment.sanityCheck): the segment is not read for it, so its largest timestamp is
    unknown and retention and ListOffsets by time use the `.log` file's modification
    time instead (LogSegment.largest_timestamp_ms), until a recovery rebuilds the index.
-   A segment whose `.index` is missing, or whose index files have a length that is not
-   a whole number of entries, is recovered (which rebuilds both).
+   A segment whose `.index` is missing is recovered (which rebuilds both). Only the
+   presence of the files is checked, from the directory's listing, as Kafka's sanityCheck
+   does; an index whose length is no whole number of entries is read to its last whole
+   entry (storage/index.py), as Kafka's AbstractIndex reads it. Each directory is listed
+   once: the producer state and the stray-snapshot pass take the same names.
 
 Finally: if the log end offset is below the checkpointed log start offset (segment files
 deleted by hand), all segments go; an empty directory gets one empty segment at the log

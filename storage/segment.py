@@ -53,6 +53,11 @@ batch (length, magic, CRC-32C, offsets increasing), truncates at the first bad o
 rebuilds both indexes from the good ones. Nothing else in this class validates CRCs:
 segments that need no recovery are trusted, as Kafka trusts them.
 
+Opening. A segment created here (a roll, a new log) opens its files at once. A segment a
+start finds on disk (`lazy`) opens its `.log` on its first use, and each index is mapped
+on its first search (Kafka's LazyIndex): a start touches the active segment only, whose
+indexes `prepare_for_appends` maps at their preallocated size.
+
 Concurrency: not thread-safe; the broker serializes access per partition. A FetchResult's
 file descriptor stays valid until the segment is closed or deleted (deletion closes it
 only after `file.delete.delay.ms`, see Log). Once a segment is inactive (rolled), its

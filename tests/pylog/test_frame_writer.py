@@ -76,6 +76,8 @@ def _send(frames, read_after_s: float) -> bytes:
         client = socket.create_connection(("127.0.0.1", port))
         client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
         transport = await accepted
+        # buffers of a fixed size, so that "more than the socket takes" holds on any machine
+        transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 256 * 1024)
         for frame in frames:
             write_frame(transport, frame)
         await asyncio.sleep(read_after_s)
