@@ -33,16 +33,13 @@ A new cache creates the file empty when it is missing (Kafka's `CheckpointFile` 
 an empty file holds no entries. Entries read from the file go through the same rule as
 `assign`, so a file whose entries go back is read as the suffix the rule keeps.
 
-Crash behaviour: every change rewrites the whole file (`<name>.tmp`, rename over the
-file), so a crash leaves the old file or the new one; a torn `.tmp` is never read and is
-overwritten by the next write. `assign` makes the new file durable before it returns
-(fsync of the file, then of the directory), as Kafka's `assign` does: the file never
-misses an entry. The two truncations write the file at once but do not wait for the disk
-(Kafka defers their write to a scheduler thread, for the same reason: an fsync per
-partition would make a start after a crash, which truncates every partition's cache, cost
-seconds). A machine crash may then leave the file ahead of the log, which is safe: the
-file can be ahead of the log after a crash anyway (an epoch assigned, then the batches
-lost with the page cache), and the log's load corrects that by truncating the cache to the
+Crash behaviour: every change rewrites the whole file (`<name>.tmp`, fsync, rename over
+the file, fsync of the directory), so a crash leaves the old file or the new one; a torn
+`.tmp` is never read and is overwritten by the next write. Kafka writes the file
+synchronously on `assign` and defers the write after the two truncations to a scheduler
+thread; pylog writes at once in all cases, so the file is never behind the cache. The
+file can still be ahead of the log after a crash (an epoch assigned, then the batches
+lost with the page cache); the log's load corrects that by truncating the cache to the
 recovered log end offset and the checkpointed log start offset (storage/log.py), as
 Kafka's LogLoader does.
 
@@ -106,9 +103,9 @@ class LeaderEpochCache:
                 raise CorruptCheckpoint(f"negative leader epoch entry in checkpoint file {self.path}: {line!r}")
         return entries
 
-    def _write(self, *, sync: bool = True) -> None:
+    def _write(self) -> None:
         write_checkpoint_file(self.path, LEADER_EPOCH_CHECKPOINT_VERSION,
-                              [f"{epoch} {start}" for epoch, start in zip(self._epochs, self._starts)], sync=sync)
+                              [f"{epoch} {start}" for epoch, start in zip(self._epochs, self._starts)])
 
     # -- reading --
 
@@ -203,7 +200,7 @@ class LeaderEpochCache:
             return False
         keep = bisect_left(self._starts, end_offset)
         del self._epochs[keep:], self._starts[keep:]
-        self._write(sync=False)   # (see "Crash behaviour")
+        self._write()
         return True
 
     def truncate_from_start(self, start_offset: int) -> bool:
@@ -217,7 +214,7 @@ class LeaderEpochCache:
         epoch = self._epochs[dropped - 1]
         self._epochs[:dropped] = [epoch]
         self._starts[:dropped] = [start_offset]
-        self._write(sync=False)   # (see "Crash behaviour")
+        self._write()
         return True
 
     def clear_and_flush(self) -> None:
