@@ -114,7 +114,7 @@ def _fill(bootstrap: str, topics: list[tuple[str, int]], deadline: float) -> Non
         raise TimeoutError("records still unacknowledged")
 
 
-def _timings(port: int, topics: list[tuple[str, int]]) -> dict[str, str]:
+def _timings(port: int, topics: list[tuple[str, int]]) -> dict[str, float]:
     conn = Connection(port)
     try:
         metadata = conn.frame(3, 12, MetadataRequest(

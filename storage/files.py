@@ -40,6 +40,7 @@ directories).
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
@@ -162,3 +163,9 @@ def parse_log_dir_name(name: str) -> tuple[str, int]:
     if not dash or not topic or not partition.isdigit():
         raise ValueError(f"{name!r} is not a partition directory name (<topic>-<partition>)")
     return topic, int(partition)
+
+
+def regular_file_names(dir: Path) -> list[str]:
+    """The names of the files in `dir` (not its directories)."""
+    with os.scandir(dir) as entries:
+        return [entry.name for entry in entries if entry.is_file()]

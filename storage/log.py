@@ -153,7 +153,7 @@ from storage.producer_state import (
     ProducerStateManager,
     rebuild_producer_state,
 )
-from storage.recovery import RecoveryReport, load_log, regular_file_names
+from storage.recovery import RecoveryReport, load_log
 from storage.retention import Deletion, SegmentInfo, plan_retention
 from storage.segment import FetchResult, LogSegment, RollBounds
 from storage.time_index import NO_TIMESTAMP, TimestampOffset
@@ -306,7 +306,7 @@ class Log:
         rng = rng or random.Random()
         dir = dir if isinstance(dir, Path) else Path(dir)
         try:
-            names = regular_file_names(dir)   # listed once: the producer state and recovery share it
+            names = files.regular_file_names(dir)   # listed once: the producer state and recovery share it
         except FileNotFoundError:
             dir.mkdir(parents=True)
             names = []

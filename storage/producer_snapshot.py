@@ -143,8 +143,7 @@ def list_snapshot_files(dir: Path, file_names: Iterable[str] | None = None) -> S
     interrupted). `file_names`: the names of the files in `dir`, when the caller has just
     listed it (a start lists each partition directory once), else it is listed here."""
     if file_names is None:
-        with os.scandir(dir) as entries:
-            file_names = [entry.name for entry in entries if entry.is_file()]
+        file_names = files.regular_file_names(dir)
     found = []
     for name in file_names:
         # (one suffix test per name first: a partition directory holds three files per

@@ -163,12 +163,12 @@ def load_log(
     rng = rng or random.Random()
     report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
 
-    names = file_names if file_names is not None else regular_file_names(dir)
+    names = file_names if file_names is not None else files.regular_file_names(dir)
     swap_files = _remove_temp_files_and_collect_swap_files(dir, names, report)
     if swap_files:
         _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
     if report.stray_files_deleted or swap_files:
-        names = regular_file_names(dir)
+        names = files.regular_file_names(dir)
     segments, recovered = _load_segments(dir, names, config, now_ms, rng, report, epoch_cache)
 
     if not had_clean_shutdown:
@@ -281,7 +281,7 @@ def _complete_interrupted_swaps(
         min_swap_offset = base_offset if min_swap_offset is None else min(min_swap_offset, base_offset)
         max_swap_offset = next_offset if max_swap_offset is None else max(max_swap_offset, next_offset)
     if min_swap_offset is not None and max_swap_offset is not None:
-        for name in regular_file_names(dir):
+        for name in files.regular_file_names(dir):
             if name.endswith(files.SWAP_FILE_SUFFIX):
                 continue
             offset = _offset_or_none(name)
@@ -384,12 +384,6 @@ def _delete_segment(segments: SortedDict, segment: LogSegment, report: RecoveryR
     segments.pop(segment.base_offset, None)
     segment.delete()
     report.segments_deleted += 1
-
-
-def regular_file_names(dir: Path) -> list[str]:
-    """The names of the files in `dir` (not its directories)."""
-    with os.scandir(dir) as entries:
-        return [entry.name for entry in entries if entry.is_file()]
 
 
 def _offset_or_none(name: str) -> int | None:

@@ -43,8 +43,9 @@ epoch ...) makes the answer go out at once, as Kafka's does: waiting would not c
 error, and the client needs it to act.
 
 Record bytes are sent from the segment files as stored: no batch is decoded or re-encoded,
-and none is read into Python while the socket keeps up (`os.sendfile`, pylog/frame_writer.py). Fetch sessions (KIP-227) are declined politely: the answer always carries
-session id 0, which tells the client to send full requests.
+and none is read into Python while the socket keeps up (`os.sendfile`,
+pylog/frame_writer.py). Fetch sessions (KIP-227) are declined politely: the answer always
+carries session id 0, which tells the client to send full requests.
 
 Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
 id the metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its
