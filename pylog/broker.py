@@ -68,6 +68,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
@@ -76,8 +77,7 @@ from storage.manager import LogManager
 
 from pylog.clock import now_ms
 from pylog.config import BrokerConfig
-from pylog.coordinator.coordinator import GroupCoordinator
-from pylog.coordinator.offsets import OFFSETS_TOPIC, OffsetStore
+from pylog.coordinator import OFFSETS_TOPIC
 from pylog.delayed import DataWaiters
 from pylog.dispatch import Api, Dispatcher
 from pylog.errors import BrokerError
@@ -114,7 +114,6 @@ from pylog.metadata import (
 )
 from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, SUPPORTED_FEATURES, BrokerLifecycle, RegistrationFailed
 from pylog.controller.metadata_log import MetadataLog, partition_dir
-from pylog.controller.apis import controller_apis
 from pylog.controller.quorum_controller import QuorumController
 from pylog.controller_channel import LocalControllerChannel, RemoteControllerChannel, controller_address
 from pylog.metadata_follower import MetadataFollower
@@ -128,6 +127,10 @@ from pylog.replication.partition_state import NO_LEADER
 from pylog.replication.replica_fetcher import FetcherConfig
 from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
+
+if TYPE_CHECKING:
+    from pylog.coordinator.coordinator import GroupCoordinator
+    from pylog.coordinator.offsets import OffsetStore
 
 log = logging.getLogger("pylog.broker")
 
@@ -169,12 +172,8 @@ class Broker:
         self._checkpointed_high_watermarks: dict[tuple[str, int], int] = {}
         self.fetcher_manager = FetcherManager(self, FetcherConfig.from_broker_config(config))
         self.alter_partition_manager = AlterPartitionManager(self, config.replica_lag_time_max_ms)
-        self.offset_store = OffsetStore(self)
-        self.group_coordinator = GroupCoordinator.for_broker(
-            config, store=self.offset_store,
-            # the coordinator writes the group's own tombstone; the store drops its offsets
-            on_group_deleted=lambda group_id: self.offset_store.delete_group_offsets(group_id, group_tombstone=False),
-            leads_every_partition=False)   # the metadata publisher names the partitions it leads
+        self._offset_store: OffsetStore | None = None              # with the group coordinator, on first use
+        self._group_coordinator: GroupCoordinator | None = None
         self.dispatcher = Dispatcher([])
         for api in self._apis():
             self.dispatcher.apis[api.key] = api
@@ -221,6 +220,7 @@ class Broker:
         if "controller" in roles:
             self.controller = QuorumController(self.config, self.metadata_log_dir, cluster_id)
         if "broker" not in roles:   # a controller-only node: the controller's APIs on its listener
+            from pylog.controller.apis import controller_apis
             self.dispatcher.apis = {api.key: api for api in controller_apis(self.controller, self.dispatcher)}
         # Bound first: the registrations carry the port. Until start() returns, what comes
         # in finds no partition led here yet, and gets the errors that make clients retry.
@@ -345,7 +345,8 @@ class Broker:
             self.metadata_follower.metadata_log.close()
         # Then answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
         # connection is kept busy while the server waits for in-flight requests.
-        self.group_coordinator.shutdown()
+        if self._group_coordinator is not None:
+            self._group_coordinator.shutdown()
         if self.server is not None:
             await self.server.stop()
             self.server = None
@@ -385,7 +386,8 @@ class Broker:
                     self.high_watermarks.write(self.partitions.values())
                     last_high_watermarks_ms = current
                 if current - last_offsets_expiry_ms >= self.config.offsets_retention_check_interval_ms:
-                    self.offset_store.expire(current)   # hands the groups it empties to the coordinator
+                    if self._offset_store is not None:
+                        self._offset_store.expire(current)   # hands the groups it empties to the coordinator
                     last_offsets_expiry_ms = current
                 if current - last_expiry_ms >= PRODUCER_EXPIRATION_CHECK_INTERVAL_MS:
                     self.log_manager.remove_expired_producers(current)
@@ -394,6 +396,30 @@ class Broker:
                 log.exception("housekeeping failed")
 
     # -- group coordinator ---------------------------------------------------------------
+
+    @property
+    def group_coordinator(self) -> GroupCoordinator:
+        """The group coordinator, created with the first group request or the first
+        `__consumer_offsets` partition this broker leads: a broker that serves no group
+        does not import it."""
+        if self._group_coordinator is None:
+            from pylog.coordinator.coordinator import GroupCoordinator
+            from pylog.coordinator.offsets import OffsetStore
+            store = OffsetStore(self)
+            self._group_coordinator = GroupCoordinator.for_broker(
+                self.config, store=store,
+                # the coordinator writes the group's own tombstone; the store drops its offsets
+                on_group_deleted=lambda group_id: store.delete_group_offsets(group_id, group_tombstone=False),
+                leads_every_partition=False)   # the metadata publisher names the partitions it leads
+            self._offset_store = store
+        return self._group_coordinator
+
+    @property
+    def offset_store(self) -> OffsetStore:
+        """The committed offsets (`__consumer_offsets`), created with the group coordinator."""
+        if self._offset_store is None:
+            self.group_coordinator
+        return self._offset_store
 
     def offsets_partitions_led(self) -> list[int]:
         """The `__consumer_offsets` partitions this broker leads."""
@@ -548,7 +574,8 @@ class Broker:
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         if name not in self.metadata.topics:
             self.log_manager.set_topic_config(name, None)
-        self.group_coordinator.on_partitions_deleted((name, index) for index in indexes)
+        if self._group_coordinator is not None:
+            self._group_coordinator.on_partitions_deleted((name, index) for index in indexes)
         log.info("removed %d partition(s) of topic %s", len(indexes), name)
 
     def truncate_log(self, topic: str, index: int, offset: int) -> bool:

@@ -62,7 +62,8 @@ import logging
 import time
 from contextlib import contextmanager
 
-from storage.cleaner import CleanerCheckpoint, CleaningAborted, cleanable_range, filthiest, prepare_cleaning, swap_cleaned
+from storage.cleaner.checkpoint import CleanerCheckpoint
+from storage.cleaner.cleanable import cleanable_range, filthiest
 
 from pylog.clock import now_ms
 from pylog.log_retention import retention_pass
@@ -220,6 +221,8 @@ class LogCleaner:
         chosen = filthiest(self._candidates(now))
         if chosen is None:
             return False
+        # the copy and the swap, imported with the first log there is to clean
+        from storage.cleaner.cleaning import CleaningAborted, prepare_cleaning, swap_cleaned
         partition, found = chosen
         key = (partition.topic, partition.index)
         partition_log = partition.log

@@ -37,7 +37,7 @@ import asyncio
 import logging
 import uuid
 
-from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator import OFFSETS_TOPIC
 from pylog.dynamic_broker_config import dynamic_broker_configs
 from pylog.metadata import TopicInfo
 from pylog.metadata_image import MetadataImage, PartitionRegistration

@@ -10,4 +10,10 @@
     partitions.py   which `__consumer_offsets` partitions the coordinator serves (it leads
                     them: loading or loaded), at which leader epoch
     replication_wait.py  the wait of a write for the high watermark to pass it
+
+The broker creates its coordinator on first use (`Broker.group_coordinator`), so a broker
+that serves no group does not import this package's modules; the one name every broker
+needs, the topic's name, is here.
 """
+
+OFFSETS_TOPIC = "__consumer_offsets"

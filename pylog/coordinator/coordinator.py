@@ -90,7 +90,8 @@ from protocol.error_codes import ErrorCode
 from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMetadata
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import error_code_for
-from pylog.coordinator.offsets import OFFSETS_TOPIC, write_error
+from pylog.coordinator import OFFSETS_TOPIC
+from pylog.coordinator.offsets import write_error
 from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.coordinator.group import (
     ClassicGroup,

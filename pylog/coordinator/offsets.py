@@ -113,13 +113,13 @@ from protocol.records import (
 from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
+from pylog.coordinator import OFFSETS_TOPIC
 from pylog.coordinator.group import GroupState
 from pylog.coordinator.replication_wait import wait_for_high_watermark
 from pylog.errors import BrokerError, error_code_for
 
 log = logging.getLogger("pylog.offsets")
 
-OFFSETS_TOPIC = "__consumer_offsets"
 
 # Record key versions in __consumer_offsets.
 OFFSET_COMMIT_KEY_VERSIONS = (0, 1)

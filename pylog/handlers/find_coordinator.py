@@ -26,8 +26,7 @@ import logging
 from protocol.error_codes import ErrorCode
 from protocol.messages import FindCoordinatorResponse
 
-from pylog.coordinator.offsets import OFFSETS_TOPIC
-from pylog.coordinator.partitions import LoadState
+from pylog.coordinator import OFFSETS_TOPIC
 from pylog.metadata import parse_kafka_uuid
 
 log = logging.getLogger("pylog.find_coordinator")
@@ -103,6 +102,7 @@ async def wait_loaded(broker, group_ids, timeout_s: float = LOAD_WAIT_S) -> None
     `group_ids`, so that the client's next request finds its group loaded rather than
     COORDINATOR_LOAD_IN_PROGRESS. A partition led elsewhere, or a load that takes longer,
     is answered as it is: clients retry either."""
+    from pylog.coordinator.partitions import LoadState   # imported with the coordinator, on first use
     partitions = broker.group_coordinator.partitions
     indexes = {broker.offset_store.partition_for(group_id) for group_id in group_ids}
     deadline = asyncio.get_running_loop().time() + timeout_s

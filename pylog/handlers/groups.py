@@ -31,6 +31,9 @@ of the partitions it leads.
 JoinGroup and SyncGroup may wait for the rest of the group; the dispatcher holds that
 connection's later responses back meanwhile, which is what clients expect.
 FindCoordinator (key 10) is `find_coordinator.py`: this node for every group.
+
+The coordinator's modules are imported by the first group request, not with this module
+(`Broker.group_coordinator`), so the names taken from them are imported in the handlers.
 """
 
 from __future__ import annotations
@@ -47,8 +50,6 @@ from protocol.messages import (
     ListGroupsResponse,
     SyncGroupResponse,
 )
-from pylog.coordinator.coordinator import CLASSIC_GROUP_TYPE
-from pylog.coordinator.group import JoinRequest, SyncRequest
 from pylog.dispatch import Api
 from pylog.handlers import authorized_operations
 
@@ -98,6 +99,7 @@ def apis(broker) -> list[Api]:
 
 def make_join_group_handler(broker):
     async def handle(request, context) -> JoinGroupResponse:
+        from pylog.coordinator.group import JoinRequest
         version = context.api_version
         instance_id = request.group_instance_id if version >= 5 else None
         join = JoinRequest(
@@ -132,6 +134,7 @@ def make_join_group_handler(broker):
 
 def make_sync_group_handler(broker):
     async def handle(request, context) -> SyncGroupResponse:
+        from pylog.coordinator.group import SyncRequest
         version = context.api_version
         if version >= 5 and (request.protocol_type is None or request.protocol_name is None):
             return SyncGroupResponse(error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
@@ -215,6 +218,7 @@ def make_describe_groups_handler(broker):
 
 def make_list_groups_handler(broker):
     async def handle(request, context) -> ListGroupsResponse:
+        from pylog.coordinator.coordinator import CLASSIC_GROUP_TYPE
         states = request.states_filter if context.api_version >= 4 else []
         types = request.types_filter if context.api_version >= 5 else []
         error, groups = broker.group_coordinator.list_groups(states or [], types or [])

@@ -51,6 +51,9 @@ Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": parti
 topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
 non-empty group of another protocol type: NON_EMPTY_GROUP (request level). The answer
 waits for the tombstones' replication, as a commit's does.
+
+The coordinator's modules are imported by the first group request (`Broker.group_coordinator`),
+so the names taken from them are imported in the handlers.
 """
 
 from __future__ import annotations
@@ -59,8 +62,6 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitResponse, OffsetDeleteResponse, OffsetFetchResponse
 
 from pylog.clock import now_ms
-from pylog.coordinator.group import GroupState
-from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE, CommittedOffset
 from pylog.dispatch import Api
 from pylog.errors import BrokerError
 
@@ -76,9 +77,6 @@ CommitPartition = OffsetCommitResponse.OffsetCommitResponsePartition
 CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
 DeletePartition = OffsetDeleteResponse.OffsetDeleteResponsePartition
 DeleteTopic = OffsetDeleteResponse.OffsetDeleteResponseTopic
-
-ACTIVE_STATES = frozenset({GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE})
-
 
 def apis(broker) -> list[Api]:
     """The committed-offset APIs, for `Broker._apis()`."""
@@ -116,6 +114,7 @@ def make_offset_commit_handler(broker):
 
 
 async def commit(broker, request, version: int, now: int, pending) -> None:
+    from pylog.coordinator.offsets import CommittedOffset
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
@@ -244,6 +243,8 @@ def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
 
 def make_offset_delete_handler(broker):
     async def handle(request, context):
+        from pylog.coordinator.group import GroupState
+        from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE
         store = broker.offset_store
         group_id = request.group_id
         error = broker.group_coordinator.coordinator_error(group_id)
@@ -254,7 +255,7 @@ def make_offset_delete_handler(broker):
             return OffsetDeleteResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND)
         answers = []
         eligible = []
-        active = facts.state in ACTIVE_STATES
+        active = facts.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE)
         if active and facts.protocol_type != CONSUMER_PROTOCOL_TYPE:
             return OffsetDeleteResponse(error_code=ErrorCode.NON_EMPTY_GROUP)
         # Subscriptions unknown (undecodable): every topic counts as subscribed (Kafka's

@@ -28,21 +28,25 @@ inactive segments only. Scheduling passes (threads, `log.cleaner.*` configs, bac
 the broker's job.
 """
 
-from storage.cleaner.batch_filter import NO_TRANSACTIONS, TransactionFilter
-from storage.cleaner.checkpoint import CleanerCheckpoint
-from storage.cleaner.cleanable import CleanableRange, cleanable_range, filthiest
-from storage.cleaner.cleaning import (
-    CleaningAborted,
-    CleaningJob,
-    CleaningResult,
-    clean_log,
-    prepare_cleaning,
-    swap_cleaned,
-)
-from storage.cleaner.offset_map import OffsetMap
+import importlib
 
-__all__ = [
-    "NO_TRANSACTIONS", "CleanableRange", "CleanerCheckpoint", "CleaningAborted", "CleaningJob", "CleaningResult",
-    "OffsetMap", "TransactionFilter", "clean_log", "cleanable_range", "filthiest",
-    "prepare_cleaning", "swap_cleaned",
-]
+# The names this package offers, and the module of each. A module is imported when one of
+# its names is first asked for (PEP 562): a broker whose logs are never compacted does
+# not load the cleaner at all, and `storage.log` takes only `swap`.
+_MODULE_OF = {
+    "NO_TRANSACTIONS": "batch_filter", "TransactionFilter": "batch_filter",
+    "CleanerCheckpoint": "checkpoint",
+    "CleanableRange": "cleanable", "cleanable_range": "cleanable", "filthiest": "cleanable",
+    "CleaningAborted": "cleaning", "CleaningJob": "cleaning", "CleaningResult": "cleaning",
+    "clean_log": "cleaning", "prepare_cleaning": "cleaning", "swap_cleaned": "cleaning",
+    "OffsetMap": "offset_map",
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -29,7 +29,7 @@ from kafka.structs import OffsetAndMetadata
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
-from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator import OFFSETS_TOPIC
 from pylog.coordinator.group import GroupState
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, WireClient, wait_until

@@ -51,7 +51,8 @@ from protocol.messages.offset_fetch_request import (
 )
 from protocol.messages.sync_group_request import SyncGroupRequest, SyncGroupRequestAssignment
 from pylog.coordinator.group import GroupState
-from pylog.coordinator.offsets import OFFSETS_TOPIC, partition_for_group
+from pylog.coordinator import OFFSETS_TOPIC
+from pylog.coordinator.offsets import partition_for_group
 from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.partition import Partition
 from pylog.testing import EmbeddedBroker

@@ -21,7 +21,7 @@ from protocol.messages import (
     ProduceRequest,
 )
 from protocol.records import build_batch
-from pylog.coordinator.offsets import OFFSETS_TOPIC
+from pylog.coordinator import OFFSETS_TOPIC
 from tests.pylog.wire import RawClient
 
 pytestmark = pytest.mark.timeout(60)
