@@ -418,7 +418,7 @@ class Broker:
     def offset_store(self) -> OffsetStore:
         """The committed offsets (`__consumer_offsets`), created with the group coordinator."""
         if self._offset_store is None:
-            self.group_coordinator
+            _ = self.group_coordinator   # creates the store with it
         return self._offset_store
 
     def offsets_partitions_led(self) -> list[int]:
