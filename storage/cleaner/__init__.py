@@ -31,8 +31,8 @@ the broker's job.
 import importlib
 
 # The names this package offers, and the module of each. A module is imported when one of
-# its names is first asked for (PEP 562): a broker whose logs are never compacted does
-# not load the cleaner at all, and `storage.log` takes only `swap`.
+# its names is first asked for (PEP 562): a broker with no log to compact never loads the
+# copy (`cleaning` and what it uses), and `storage.log` takes only `swap`.
 _MODULE_OF = {
     "NO_TRANSACTIONS": "batch_filter", "TransactionFilter": "batch_filter",
     "CleanerCheckpoint": "checkpoint",
