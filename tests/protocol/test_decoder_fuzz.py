@@ -1,16 +1,17 @@
-"""Hostile input to the request decoder: only ProtocolError escapes, and quickly.
+"""Hostile input to the request decoder: only ProtocolError escapes, and without work.
 
 `protocol.headers.decode_request` is what the broker runs on every frame a client
 sends. Whatever the bytes, it must either return (header, body) or raise a
 `protocol.errors.ProtocolError` subclass -- never IndexError, struct.error,
 UnicodeDecodeError, MemoryError, OverflowError, RecursionError, a uuid ValueError --
-and a length field claiming 2 GiB must cost nothing.
+and a length field claiming 2 GiB must cost nothing: the huge-length cases bound what a
+decode allocates, and a decoder that walked the claimed length would hit this file's
+pytest timeout (no wall-clock assertion: the suite shares two cores with other runs).
 """
 
 from __future__ import annotations
 
 import struct
-import time
 import tracemalloc
 
 import pytest
@@ -40,10 +41,6 @@ REQUEST_CLASSES = [(key, getattr(messages, name)) for key, name in sorted(messag
 REQUEST_VERSIONS = [(key, cls, v) for key, cls in REQUEST_CLASSES
                     for v in range(cls.valid_versions[0], cls.valid_versions[1] + 1)]
 
-# generous (machines are shared): a decode of a few hundred bytes takes microseconds
-MAX_SECONDS_PER_CALL = 1.0
-
-
 def header_bytes(api_key, version, correlation_id, client_id="fuzz", header_version=None, tags=b"\x00"):
     """A request header written by hand (not by the code under test)."""
     out = struct.pack(">hhi", api_key, version, correlation_id)
@@ -71,15 +68,11 @@ def frame_for(cls, version, body, correlation_id=1, client_id="fuzz"):
 
 def decode_safely(frame):
     """decode_request; return the ProtocolError raised (or None). Anything else fails."""
-    start = time.perf_counter()
     try:
         headers.decode_request(frame)
-        error = None
     except ProtocolError as e:
-        error = e
-    elapsed = time.perf_counter() - start
-    assert elapsed < MAX_SECONDS_PER_CALL, f"decode_request took {elapsed:.3f}s"
-    return error
+        return e
+    return None
 
 
 def populated(cls, version):
@@ -270,16 +263,13 @@ def test_huge_lengths_fail_fast_without_allocating(frame, error):
     try:
         tracemalloc.reset_peak()
         before, _ = tracemalloc.get_traced_memory()
-        started = time.perf_counter()
         raised = decode_safely(frame)
-        elapsed = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         if not was_tracing:
             tracemalloc.stop()
     assert isinstance(raised, error), raised
     assert peak - before < 64 * 1024, f"decoding allocated {peak - before} bytes"
-    assert elapsed < 0.1
 
 
 @pytest.mark.parametrize("varint", [b"\x80" * 5 + b"\x01", b"\xff" * 6, b"\xff" * 5 + b"\x00", b"\x80" * 10])

@@ -8,7 +8,7 @@ binary values, which checks the same against Java itself.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pylog.tools.java_text import java_utf8
@@ -44,11 +44,13 @@ def test_java_replacements(data, expected):
     assert java_utf8(data) == expected
 
 
+@settings(deadline=None)   # no wall-clock bound per example: the suite shares two cores
 @given(st.text())
 def test_well_formed_text_decodes_as_python_does(text):
     assert java_utf8(text.encode()) == text
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=64))
 def test_any_bytes_decode(data):
     text = java_utf8(data)
