@@ -239,9 +239,13 @@ class Broker:
                 raise ValueError("a broker-only node needs controller.quorum.bootstrap.servers "
                                  "or controller.quorum.voters")
             self.controller_channel = RemoteControllerChannel(address, client_id=f"broker-{self.node_id}")
+            # The metadata fetches have a connection of their own (Kafka's raft client has its
+            # own network client): a controller answers a connection's requests in order, so
+            # a registration, heartbeat or forwarded request behind a long-polling Fetch
+            # would wait out its max_wait_ms.
             self.metadata_follower = MetadataFollower(
-                MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms), self.controller_channel,
-                now_ms=now_ms)
+                MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms),
+                RemoteControllerChannel(address, client_id=f"raft-client-{self.node_id}"), now_ms=now_ms)
             await self.metadata_follower.rebuild_image()   # the local copy, as the last run left it
             image = self.metadata_follower.image
         self.set_dynamic_broker_configs(*dynamic_broker_configs(image, self.node_id))
@@ -342,6 +346,7 @@ class Broker:
             self.controller.listeners.remove(self.publisher.publish)
         if self.metadata_follower is not None:
             await self.metadata_follower.stop()
+            await self.metadata_follower.channel.close()
             self.metadata_follower.metadata_log.close()
         # Then answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
         # connection is kept busy while the server waits for in-flight requests.

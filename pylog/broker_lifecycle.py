@@ -6,7 +6,10 @@ Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_ch
                                                           RegisterBrokerRecord
           ──BrokerHeartbeat (every broker.heartbeat.interval.ms, with the offset of the
             metadata this broker has applied)──> unfenced once caught up: the controller
-            makes it leader of its partitions again
+            makes it leader of its partitions again. Until it is first unfenced, a
+            starting broker heartbeats every 10 ms instead (Kafka's
+            BrokerLifecycleManager does so while STARTING), so that a start waits for
+            the metadata to arrive, not for the next interval
     stop  ──BrokerHeartbeat(want_shut_down)──> in controlled shutdown: the controller
             moves every leadership it holds to another in-sync replica
           <──should_shut_down── nothing left to move: the broker stops
@@ -51,6 +54,7 @@ SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
     ("share.version", 0, 0),   # Kafka's broker supports 0-1; pylog has no share groups
 )
 INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
+STARTING_HEARTBEAT_INTERVAL_MS = 10   # until the first unfence
 
 
 class RegistrationFailed(RuntimeError):
@@ -118,7 +122,8 @@ class BrokerLifecycle:
                 log.debug("heartbeat of broker %d failed: %s", self.node_id, e)
             except Exception:
                 log.exception("heartbeat of broker %d failed", self.node_id)
-            await asyncio.sleep(self.heartbeat_interval_ms / 1000)
+            interval_ms = self.heartbeat_interval_ms if self.unfenced.is_set() else STARTING_HEARTBEAT_INTERVAL_MS
+            await asyncio.sleep(interval_ms / 1000)
 
     async def heartbeat(self) -> None:
         response = await self.channel.send(BrokerHeartbeatRequest(

@@ -7,7 +7,8 @@ Loop (one task):
     send   Fetch v12 through the channel: topic `__cluster_metadata`, partition 0,
            fetch offset = the copy's log end offset, last fetched epoch = the epoch of its
            last batch (-1 when empty), replica id -1 (an observer), max_wait_ms (500:
-           the controller long-polls), partition max bytes `fetch_max_bytes`
+           the controller long-polls; 0 while a `catch_up` waits, which wants an answer
+           sent after it, not new data), partition max bytes `fetch_max_bytes`
     answer records        appended to the copy, keeping the controller's offsets (fsynced)
            diverging epoch    the copy truncates (Raft's rule below) and fetches again
            an error / the controller unreachable: wait `retry_backoff_ms`, fetch again
@@ -85,6 +86,7 @@ class MetadataFollower:
         self._task: asyncio.Task | None = None
         self._fetches_sent = 0       # numbered in send order; `catch_up` waits on them
         self._fetches_applied = 0
+        self._catch_up_waiters = 0   # while > 0, fetches do not long-poll
         self._progress = asyncio.Event()
         self._stopping = False       # ends `run` even if a cancel was swallowed (asyncio.wait_for)
 
@@ -102,20 +104,25 @@ class MetadataFollower:
 
     async def catch_up(self, timeout_s: float = 10.0) -> bool:
         """Wait until a Fetch sent after this call has been answered and applied: the image
-        then holds everything the controller had committed when the call was made (its
-        long poll answers at once when there is more). False if `timeout_s` passed first."""
+        then holds everything the controller had committed when the call was made. The
+        fetches sent meanwhile ask for no wait; the one in flight at the call answers at once
+        if the controller has more. False if `timeout_s` passed first."""
         target = self._fetches_sent + 1
         deadline = asyncio.get_running_loop().time() + timeout_s
-        while self._fetches_applied < target:
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0 or self._task is None or self._task.done():
-                return False
-            self._progress.clear()
-            try:
-                await asyncio.wait_for(self._progress.wait(), remaining)
-            except asyncio.TimeoutError:
-                return False
-        return True
+        self._catch_up_waiters += 1
+        try:
+            while self._fetches_applied < target:
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0 or self._task is None or self._task.done():
+                    return False
+                self._progress.clear()
+                try:
+                    await asyncio.wait_for(self._progress.wait(), remaining)
+                except asyncio.TimeoutError:
+                    return False
+            return True
+        finally:
+            self._catch_up_waiters -= 1
 
     async def stop(self) -> None:
         self._stopping = True
@@ -156,7 +163,8 @@ class MetadataFollower:
             partition=METADATA_PARTITION, fetch_offset=copy.log_end_offset,
             last_fetched_epoch=last_epoch if last_epoch is not None else NO_EPOCH,
             log_start_offset=copy.log_start_offset, partition_max_bytes=self.fetch_max_bytes)
-        return FetchRequest(replica_id=OBSERVER_REPLICA_ID, max_wait_ms=self.max_wait_ms, min_bytes=1,
+        max_wait_ms = 0 if self._catch_up_waiters else self.max_wait_ms
+        return FetchRequest(replica_id=OBSERVER_REPLICA_ID, max_wait_ms=max_wait_ms, min_bytes=1,
                             max_bytes=self.fetch_max_bytes, isolation_level=0, session_id=0, session_epoch=-1,
                             topics=[FetchRequest.FetchTopic(topic=METADATA_TOPIC, partitions=[partition])],
                             forgotten_topics_data=[], rack_id="")
@@ -168,7 +176,7 @@ class MetadataFollower:
         number = self._fetches_sent
         try:
             response = await self.channel.send(request, FETCH_VERSION,
-                                               timeout_ms=self.request_timeout_ms + self.max_wait_ms)
+                                               timeout_ms=self.request_timeout_ms + request.max_wait_ms)
         except (NodeUnavailable, ConnectionError, asyncio.TimeoutError) as error:
             log.debug("metadata fetch failed: %s", error)
             return False
