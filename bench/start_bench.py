@@ -10,7 +10,14 @@ Printed:
   any asyncio broker in Python loads) and exit, median of 10. What is above it is pylog's:
   its own imports and its start;
 - where pylog's import time goes: `python -X importtime -c "import pylog.broker"`, the
-  modules of this repository with the largest self time, and the total of the import.
+  modules of this repository with the largest self time, and the total of the import;
+- `pylog cluster --brokers 3` (a controller and three broker processes, each a
+  `pylog serve`), spawn to its ready line (every broker registered and unfenced) and then
+  SIGTERM to exit (each broker's controlled shutdown), median of 5. The goal line is
+  issue 16's: well under a second, taken as < 1 s;
+- the `kafka_broker` pytest fixture's broker (`pylog.testing.EmbeddedBroker`, in this
+  process, imports done): start to serving and stop, median of 10: what a test that takes
+  a fresh broker pays.
 
 Apache Kafka's start is in bench/broker_bench.py (several seconds: a JVM and KRaft).
 """
@@ -18,9 +25,11 @@ Apache Kafka's start is in bench/broker_bench.py (several seconds: a JVM and KRa
 from __future__ import annotations
 
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 if __package__ in (None, ""):  # `python bench/start_bench.py`
@@ -30,7 +39,10 @@ from bench import peers  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 STARTS = 3 if QUICK else 10
+CLUSTER_STARTS = 2 if QUICK else 5
 GOAL_MS = 150.0
+CLUSTER_GOAL_MS = 1000.0
+CLUSTER_READY_PREFIX = "pylog cluster ready"
 OWN_PACKAGES = ("pylog", "storage", "protocol")
 
 
@@ -77,7 +89,50 @@ def _import_profile() -> list[str]:
     return lines
 
 
+def _cluster_ms(cpus) -> tuple[float, float]:
+    """`pylog cluster --brokers 3`: median spawn-to-ready and SIGTERM-to-exit, in ms."""
+    starts, stops = [], []
+    for _ in range(CLUSTER_STARTS):
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "pylog", "cluster", "--brokers", "3"], env=_env(),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True)
+        peers.pin(proc.pid, cpus)   # before it spawns its nodes, which inherit it
+        try:
+            line = proc.stdout.readline()
+            if not line.startswith(CLUSTER_READY_PREFIX):
+                raise RuntimeError(f"pylog cluster did not start: {line!r}")
+            starts.append((time.perf_counter() - started) * 1000)
+            stopping = time.perf_counter()
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+            stops.append((time.perf_counter() - stopping) * 1000)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+    return statistics.median(starts), statistics.median(stops)
+
+
+def _embedded_ms() -> tuple[float, float]:
+    """The fixture's in-process broker: median start and stop, in ms (imports done before)."""
+    from pylog.testing import EmbeddedBroker
+
+    starts, stops = [], []
+    for _ in range(STARTS + 1):   # the first start, which also compiles the codecs, not counted
+        with tempfile.TemporaryDirectory(prefix="bench-embedded-") as data_dir:
+            started = time.perf_counter()
+            broker = EmbeddedBroker(data_dir).start()
+            stopping = time.perf_counter()
+            broker.stop()
+            starts.append((stopping - started) * 1000)
+            stops.append((time.perf_counter() - stopping) * 1000)
+    return statistics.median(starts[1:]), statistics.median(stops[1:])
+
+
 def run() -> list[str]:
+    all_cpus = set(peers.cores())   # (before this process is pinned: its children inherit that)
     broker_cpus, client_cpus = peers.pinning()
     peers.pin(os.getpid(), client_cpus)
     spawns = []
@@ -90,6 +145,9 @@ def run() -> list[str]:
     spawn_ms = statistics.median(spawns)
     floor_ms = _floor_ms(broker_cpus)
     verdict = "met" if spawn_ms <= GOAL_MS else "NOT met"
+    cluster_start_ms, cluster_stop_ms = _cluster_ms(all_cpus)   # four processes: every core
+    cluster_verdict = "met" if cluster_start_ms < CLUSTER_GOAL_MS else "NOT met"
+    embedded_start_ms, embedded_stop_ms = _embedded_ms()
     return [
         f"start bench: median of {STARTS}, one run on a shared 2-core machine",
         f"pylog serve, spawn to ApiVersions answered: {spawn_ms:.0f} ms (min {min(spawns):.0f}, "
@@ -97,6 +155,10 @@ def run() -> list[str]:
         f"floor: the interpreter spawned to import asyncio and uvloop and exit: {floor_ms:.0f} ms; "
         f"pylog's own imports and start: {spawn_ms - floor_ms:.0f} ms",
         *_import_profile(),
+        f"pylog cluster --brokers 3, spawn to ready: {cluster_start_ms:.0f} ms (median of {CLUSTER_STARTS}); "
+        f"goal < {CLUSTER_GOAL_MS:.0f} ms {cluster_verdict}; SIGTERM to exit: {cluster_stop_ms:.0f} ms",
+        f"kafka_broker fixture (EmbeddedBroker, in-process): start {embedded_start_ms:.0f} ms, "
+        f"stop {embedded_stop_ms:.0f} ms (median of {STARTS})",
     ]
 
 
