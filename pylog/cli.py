@@ -52,12 +52,32 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def raise_open_files_limit() -> None:
+    """Raise this process's soft limit of open files to its hard limit, as the JVM does for
+    Kafka (HotSpot's MaxFDLimit, on by default: a Kafka started under `ulimit -Sn 256`
+    runs with the hard limit). A broker holds descriptors for its segments, their index
+    maps and its connections; the usual soft default of 1024 runs out at a few hundred
+    partitions. Only `pylog serve` does this: the process is the broker's."""
+    try:
+        import resource
+    except ImportError:   # not a POSIX system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == hard:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (OSError, ValueError) as e:
+        logging.getLogger("pylog.cli").warning("open files limit left at %d (hard limit %d): %s", soft, hard, e)
+
+
 def serve_command(args) -> int:
     from pylog.broker import Broker
     from pylog.broker_lifecycle import RegistrationFailed
     from pylog.config import BrokerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    raise_open_files_limit()
     overrides = list(args.override)
     if args.data_dir is not None:
         overrides.append(f"log.dirs={args.data_dir}")

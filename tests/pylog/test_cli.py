@@ -141,3 +141,45 @@ def test_serve_says_nothing_of_settings_it_acts_on_or_left_at_their_default(tmp_
     # num.partitions is acted on; log.retention.hours=168 is the default, so it changes nothing
     log = _serve_log(tmp_path, "num.partitions=2", "log.retention.hours=168")
     assert NOT_ACTED_ON not in log, log  # (the test above shows the log is captured)
+
+
+def _soft_open_files_limit(pid: int) -> int:
+    with open(f"/proc/{pid}/limits") as limits:
+        line = next(line for line in limits if line.startswith("Max open files"))
+    return int(line.split()[3])
+
+
+def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
+    """As the JVM does for Kafka (MaxFDLimit): started under a soft limit of 64 open files,
+    `pylog serve` runs with the hard limit, and hosts 40 partitions (three descriptors
+    each: the .log and the two index maps of the active segment)."""
+    import resource
+
+    from protocol.messages import MetadataRequest
+    from tests.pylog.wire import RawClient
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard > 64 + 3 * 40, "this test needs a hard limit of open files above 184"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data"),
+         "--override", "num.partitions=40"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
+    try:
+        match = re.match(r"pylog ready on ([\d.]+):(\d+)", process.stdout.readline())
+        assert match
+        assert _soft_open_files_limit(process.pid) == hard
+        client = RawClient(f"{match.group(1)}:{match.group(2)}")
+        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="many")],
+                                  allow_auto_topic_creation=True)
+        topic = client.request(3, 9, request).topics[0]
+        client.close()
+        assert topic.error_code == 0 and len(topic.partitions) == 40
+        assert all(partition.error_code == 0 for partition in topic.partitions)
+        assert len(os.listdir(f"/proc/{process.pid}/fd")) > 64
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
