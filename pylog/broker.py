@@ -53,7 +53,9 @@ one); no replica any more -> fetching stops. `controller_channel` carries the
 AlterPartition requests.
 
 Housekeeping (once a second): `flush.ms` flushes and removal of `.deleted` files; the
-recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s).
+recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (60 s); while
+some partition's log could not be created, the metadata published again to retry it
+(pylog/log_dir_failures.py).
 Retention runs in its own task, a pass every `log.retention.check.interval.ms`
 (pylog/log_retention.py).
 
@@ -382,6 +384,8 @@ class Broker:
             await asyncio.sleep(1.0)
             current = now_ms()
             try:
+                if self.log_dir_failures.not_created:
+                    self.publisher.publish_again(self.metadata_image())   # tries their logs again
                 self.log_manager.flush_dirty_logs(current)
                 self.log_manager.delete_expired_files(current)
                 if current - last_checkpoint_ms >= CHECKPOINT_INTERVAL_MS:
@@ -463,9 +467,12 @@ class Broker:
 
     def no_partition_error(self, topic: str, index: int) -> ErrorCode:
         """The error for a request naming a partition not hosted here (Kafka's
-        ReplicaManager.getPartitionOrError): NOT_LEADER_OR_FOLLOWER when the metadata has
-        it (another broker holds it: the client refreshes its metadata), else
-        UNKNOWN_TOPIC_OR_PARTITION."""
+        ReplicaManager.getPartitionOrError): KAFKA_STORAGE_ERROR when it is this broker's
+        but its log could not be created (Kafka's offline partition); NOT_LEADER_OR_FOLLOWER
+        when the metadata has it (another broker holds it: the client refreshes its
+        metadata), else UNKNOWN_TOPIC_OR_PARTITION."""
+        if (topic, index) in self.log_dir_failures.not_created:
+            return ErrorCode.KAFKA_STORAGE_ERROR   # this broker's, its log not created (log_dir_failures.py)
         info = self.metadata.topics.get(topic)
         if info is not None and 0 <= index < info.num_partitions:
             return ErrorCode.NOT_LEADER_OR_FOLLOWER

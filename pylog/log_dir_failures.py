@@ -1,5 +1,6 @@
 """Failed writes to the log directory: which partitions' appends fail with an I/O error
-(ENOSPC, EIO, EFBIG, ...), logged once per partition, not once per request.
+(ENOSPC, EIO, EFBIG, ...), and which partitions' logs could not be created, each logged
+once per partition, not once per request.
 
 An append that fails this way is answered KAFKA_STORAGE_ERROR (56, retriable: clients
 retry it) and has changed nothing: the segment cuts back a partial write
@@ -15,6 +16,14 @@ on device; answering KAFKA_STORAGE_ERROR until a write succeeds"), with a summar
 first partition starts failing and when the last one recovers; the partition's first
 success after failures ("appends to t-0 succeed again").
 
+A partition of this broker whose log cannot be created or opened when the metadata names it
+(the directory or its files refused: ENOSPC, EMFILE, EACCES, ...) is not hosted: requests
+for it are answered KAFKA_STORAGE_ERROR (as Kafka answers for an offline partition,
+ReplicaManager's HostedPartition.Offline), and the broker tries to create it again every
+second (its housekeeping), so it comes online once the cause is gone. Lines: "cannot
+create the log of t-0: ...; answering KAFKA_STORAGE_ERROR for it and trying again every
+second", then "the log of t-0 is created".
+
 Owned by the event loop (produce handlers run there); not thread-safe.
 """
 
@@ -29,6 +38,7 @@ class LogDirFailures:
     def __init__(self, log_dir: str):
         self.log_dir = log_dir
         self.failing: dict[tuple[str, int], str] = {}   # partition -> the error of its first failure
+        self.not_created: dict[tuple[str, int], str] = {}   # partition -> the error of its first attempt
 
     def failed(self, topic: str, partition: int, error: OSError) -> None:
         key = (topic, partition)
@@ -47,3 +57,24 @@ class LogDirFailures:
         log.warning("appends to %s-%d succeed again", topic, partition)
         if not self.failing:
             log.warning("log directory %s: every partition appends again", self.log_dir)
+
+    def create_failed(self, topic: str, partition: int, error: OSError) -> None:
+        key = (topic, partition)
+        if key in self.not_created:
+            return
+        self.not_created[key] = str(error)
+        log.warning("cannot create the log of %s-%d: %s; answering KAFKA_STORAGE_ERROR for it and trying "
+                    "again every second", topic, partition, error)
+
+    def created(self, topic: str, partition: int) -> None:
+        if self.not_created.pop((topic, partition), None) is not None:
+            log.warning("the log of %s-%d is created", topic, partition)
+
+    def forget(self, topic: str, partition: int) -> None:
+        """The partition is no longer this broker's: nothing to retry."""
+        self.not_created.pop((topic, partition), None)
+
+    def forget_topic(self, topic: str) -> None:
+        """The topic is deleted."""
+        for key in [key for key in self.not_created if key[0] == topic]:
+            del self.not_created[key]

@@ -14,7 +14,10 @@ with what it published last and acts on the differences, in this order:
     4. each partition whose registration (replicas, ISR, leader, epochs) or whose
        brokers changed, and that lists this node as a replica: its log is opened or
        created (with `partition.metadata`) and the broker told
-       (`Broker.apply_partition_registration`: leader or follower, fetchers);
+       (`Broker.apply_partition_registration`: leader or follower, fetchers); a log
+       that cannot be created (an OSError) is recorded in `Broker.log_dir_failures` and
+       the partition left as not acted on, so that the next publication (the broker's
+       housekeeping publishes again while there is one) tries it again;
        a partition that no longer lists this node (a reassignment moved it): stopped
        and its log deleted;
     5. the group coordinator: a `__consumer_offsets` partition this broker now leads
@@ -52,6 +55,7 @@ class MetadataPublisher:
         self._configs: dict[str, dict[str, str]] = {}
         self._brokers: dict = {}
         self.published_offset = -1
+        self._publishing = False   # a publish_async under way (it yields between partitions)
 
     def publish(self, image: MetadataImage) -> None:
         """Act on everything `image` changed, at once (the combined node: called inside
@@ -63,8 +67,18 @@ class MetadataPublisher:
         """The same, giving the event loop back after each partition, so that a batch
         of many partitions (a new `__consumer_offsets`: 50 logs created) does not hold
         the heartbeats back for longer than the controller's session timeout."""
-        for _ in self._steps(image):
-            await asyncio.sleep(0)
+        self._publishing = True
+        try:
+            for _ in self._steps(image):
+                await asyncio.sleep(0)
+        finally:
+            self._publishing = False
+
+    def publish_again(self, image: MetadataImage) -> None:
+        """Publish the image once more, for what the last publication left not acted on
+        (logs that could not be created); not in the middle of a `publish_async`."""
+        if not self._publishing:
+            self.publish(image)
 
     def _steps(self, image: MetadataImage):
         """The work of one publication; yields after each partition acted on."""
@@ -75,6 +89,7 @@ class MetadataPublisher:
             for t in image.topics.values())
         for topic_id, (name, partitions) in list(self._topics.items()):
             if topic_id not in image.topics:
+                broker.log_dir_failures.forget_topic(name)
                 broker.remove_topic_logs(name, sorted(partitions))
                 del self._topics[topic_id]
                 self._configs.pop(name, None)
@@ -93,7 +108,18 @@ class MetadataPublisher:
                     continue
                 seen[index] = registration
                 if node_id in registration.replicas:
-                    broker.ensure_partition(topic.name, topic.topic_id, index)
+                    try:
+                        broker.ensure_partition(topic.name, topic.topic_id, index)
+                    except OSError as error:
+                        # not acted on: the broker's housekeeping publishes again, which retries it
+                        broker.log_dir_failures.create_failed(topic.name, index, error)
+                        if previous is None:
+                            del seen[index]
+                        else:
+                            seen[index] = previous
+                        yield
+                        continue
+                    broker.log_dir_failures.created(topic.name, index)
                     broker.apply_partition_registration(topic.name, index, registration, image.brokers)
                     if topic.name == OFFSETS_TOPIC:
                         broker.on_offsets_partition_leadership(index, registration.leader == node_id,
@@ -102,4 +128,6 @@ class MetadataPublisher:
                 elif previous is not None and node_id in previous.replicas:
                     broker.remove_topic_logs(topic.name, [index])
                     yield
+                else:
+                    broker.log_dir_failures.forget(topic.name, index)
         self.published_offset = image.offset

@@ -8,6 +8,7 @@ every acknowledged record is read back."""
 from __future__ import annotations
 
 import resource
+import time
 
 import pytest
 from confluent_kafka import KafkaError, Producer
@@ -81,3 +82,52 @@ def test_a_refused_write_is_a_storage_error_and_the_disk_recovers(tmp_path):
     log = server.log_path.read_text(encoding="utf-8")
     assert "Traceback" not in log
     assert 1 <= log.count(f"appends to {TOPIC}-0 fail:") == log.count(f"appends to {TOPIC}-0 succeed again")
+
+
+BLOCKED_TOPIC = "blocked"
+
+
+def test_a_log_that_cannot_be_created_is_a_storage_error_until_it_can(tmp_path):
+    """A regular file where partition 1's directory goes: its log cannot be created (an
+    OSError, as a full disk or exhausted descriptors give), so requests for it answer
+    KAFKA_STORAGE_ERROR while the other partitions work; once the file is gone, the broker's
+    next retry creates the log and every acknowledged record is read back."""
+    server = ServeProcess(tmp_path / "data").start()
+    try:
+        blocker = tmp_path / "data" / f"{BLOCKED_TOPIC}-1"
+        blocker.write_bytes(b"not a directory")
+        admin = KafkaAdminClient(bootstrap_servers=server.bootstrap_servers)
+        admin.create_topics([NewTopic(BLOCKED_TOPIC, 2, 1)])
+        admin.close()
+
+        producer = KafkaProducer(bootstrap_servers=server.bootstrap_servers, retries=0)
+        producer.send(BLOCKED_TOPIC, value=b"to partition 0", partition=0).get(timeout=30)
+        for i in range(3):
+            with pytest.raises(KafkaStorageError):
+                producer.send(BLOCKED_TOPIC, value=b"refused %d" % i, partition=1).get(timeout=30)
+        errors = []
+        confluent = Producer({"bootstrap.servers": server.bootstrap_servers, "retries": 0,
+                              "enable.idempotence": False})
+        confluent.produce(BLOCKED_TOPIC, value=b"refused", partition=1, on_delivery=lambda err, _: errors.append(err))
+        assert confluent.flush(30) == 0
+        assert [e.code() for e in errors] == [KafkaError.KAFKA_STORAGE_ERROR]
+        assert server.process.poll() is None
+
+        blocker.unlink()   # the cause gone: the broker's retry (once a second) creates the log
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                producer.send(BLOCKED_TOPIC, value=b"to partition 1", partition=1).get(timeout=30)
+                break
+            except KafkaStorageError:
+                assert time.monotonic() < deadline, "the log was not created after its cause was gone"
+                time.sleep(0.2)
+        producer.close()
+        assert [r.value for r in consume_all(server.bootstrap_servers, BLOCKED_TOPIC, 1, 1)] == [b"to partition 1"]
+        assert [r.value for r in consume_all(server.bootstrap_servers, BLOCKED_TOPIC, 0, 1)] == [b"to partition 0"]
+    finally:
+        server.stop()
+    log = server.log_path.read_text(encoding="utf-8")
+    assert "Traceback" not in log
+    assert log.count(f"cannot create the log of {BLOCKED_TOPIC}-1:") == 1
+    assert log.count(f"the log of {BLOCKED_TOPIC}-1 is created") == 1
