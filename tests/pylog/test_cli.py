@@ -76,11 +76,25 @@ def _read_exactly(sock, size):
     return data
 
 
-def test_serve_reads_server_properties_and_overrides(tmp_path):
-    """A Kafka server.properties is read as it is; --override wins over it."""
+def _auto_create_topic(process, name: str):
+    """Wait for `process`'s ready line, then a Metadata v9 request that auto-creates `name`:
+    the topic's answer."""
     from protocol.messages import MetadataRequest
     from tests.pylog.wire import RawClient
 
+    match = re.match(r"pylog ready on ([\d.]+):(\d+)", process.stdout.readline())
+    assert match
+    client = RawClient(f"{match.group(1)}:{match.group(2)}")
+    request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=name)],
+                              allow_auto_topic_creation=True)
+    try:
+        return client.request(3, 9, request).topics[0]
+    finally:
+        client.close()
+
+
+def test_serve_reads_server_properties_and_overrides(tmp_path):
+    """A Kafka server.properties is read as it is; --override wins over it."""
     properties = tmp_path / "server.properties"
     properties.write_text("# a Kafka-style file\nnum.partitions=3\nauto.create.topics.enable=false\n"
                           f"log.dirs={tmp_path / 'from-file'}\n")
@@ -89,13 +103,7 @@ def test_serve_reads_server_properties_and_overrides(tmp_path):
          "--override", "auto.create.topics.enable=true"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        match = re.match(r"pylog ready on ([\d.]+):(\d+)", process.stdout.readline())
-        assert match
-        client = RawClient(f"{match.group(1)}:{match.group(2)}")
-        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="auto")],
-                                  allow_auto_topic_creation=True)
-        topic = client.request(3, 9, request).topics[0]
-        client.close()
+        topic = _auto_create_topic(process, "auto")
         assert topic.error_code == 0 and len(topic.partitions) == 3
         assert (tmp_path / "from-file" / "auto-2").is_dir()
         process.send_signal(signal.SIGTERM)
@@ -155,9 +163,6 @@ def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
     each: the .log and the two index maps of the active segment)."""
     import resource
 
-    from protocol.messages import MetadataRequest
-    from tests.pylog.wire import RawClient
-
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert hard > 64 + 3 * 40, "this test needs a hard limit of open files above 184"
     process = subprocess.Popen(
@@ -166,14 +171,8 @@ def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
     try:
-        match = re.match(r"pylog ready on ([\d.]+):(\d+)", process.stdout.readline())
-        assert match
+        topic = _auto_create_topic(process, "many")
         assert _soft_open_files_limit(process.pid) == hard
-        client = RawClient(f"{match.group(1)}:{match.group(2)}")
-        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="many")],
-                                  allow_auto_topic_creation=True)
-        topic = client.request(3, 9, request).topics[0]
-        client.close()
         assert topic.error_code == 0 and len(topic.partitions) == 40
         assert all(partition.error_code == 0 for partition in topic.partitions)
         assert len(os.listdir(f"/proc/{process.pid}/fd")) > 64
