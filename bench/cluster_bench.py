@@ -119,18 +119,6 @@ def start_pylog_single() -> System:
     return System("pylog-1", handle.bootstrap, 1, handle.close)
 
 
-def kafka_unavailable() -> str | None:
-    """Why the reference Kafka cannot run here, or None."""
-    if shutil.which("java") is None:
-        return "no java on PATH"
-    reference = peers.compat_reference()
-    try:
-        reference.classpath()
-    except RuntimeError as exc:
-        return str(exc)
-    return None
-
-
 def start_kafka_cluster() -> System:
     reference = peers.compat_reference()
     tmp = tempfile.mkdtemp(prefix="bench-kafka-cluster-")
@@ -481,7 +469,7 @@ def run() -> list[str]:
     failovers: dict[str, list[dict]] = {}
     session: dict[str, int] = {}
     names = ["pylog-3", "pylog-1"]
-    unavailable = kafka_unavailable()
+    unavailable = peers.kafka_unavailable()
     starters = [start_pylog_cluster, start_pylog_single]
     if unavailable is None:
         names.append("kafka-3")

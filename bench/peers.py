@@ -364,6 +364,17 @@ def compat_reference():
     return reference
 
 
+def kafka_unavailable() -> str | None:
+    """Why the reference Kafka cannot run here, or None."""
+    if shutil.which("java") is None:
+        return "no java on PATH"
+    try:
+        compat_reference().classpath()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
 def kafka_broker_jvm_flags() -> tuple[str, ...]:
     """The broker JVM's flags: those of `bin/kafka-server-start.sh` (KAFKA_HEAP_OPTS
     `-Xmx1G -Xms1G`) and `bin/kafka-run-class.sh` (KAFKA_JVM_PERFORMANCE_OPTS), as

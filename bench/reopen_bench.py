@@ -15,14 +15,25 @@ opens of the same directory, in this process):
 Rows: 10, 100, 1,000 and 10,000 partitions of one segment each, 1,000 partitions of 10
 segments each, and one partition of 1 MB to 1 GB (segments of 64 MiB). The goal lines are
 issue 16's: 1,000 partitions of 10 segments reopened in <= 0.5 s clean and <= 1 s after a
-crash. Everything lives in a temporary directory under /tmp, removed at the end. Apache
-Kafka is not beside these rows: its LogManager is not timed apart from the JVM's start here.
+crash. Everything lives in a temporary directory under /tmp, removed at the end.
+
+Apache Kafka beside the partition rows (not 10,000; and only where Java and the reference's
+jars are, `make kafka-reference`): the same segment files, written by pylog, loaded by the
+reference Kafka's LogManager, timed by its own log line "Loaded N logs in X ms". The topic
+is first created in Kafka (so that its metadata knows the partitions and their topic id,
+else Kafka would set the logs aside as strays), Kafka is stopped, the segment files,
+snapshots and checkpoints pylog wrote replace the empty ones Kafka made (its
+`partition.metadata` stays), and Kafka is started twice: after its clean stop, then after
+a SIGKILL. One start of each (a JVM: its class loading and a cold JIT are in the figure),
+with `num.recovery.threads.per.data.dir` 2 (the compat configuration), on this machine's
+two cores.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -30,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import peers
 from protocol.records import build_batch
 from storage import files
 from storage.config import LogConfig
@@ -93,8 +105,84 @@ def _open_s(root: Path, segment_bytes: int, *, crash: bool) -> float:
     return statistics.median(times)
 
 
+KAFKA_LOADED = re.compile(r"Loaded (\d+) logs in (\d+)ms")
+KAFKA_TIMEOUT_S = 180.0
+
+
+def _kafka_loaded_ms(broker, partitions: int) -> float:
+    """Start `broker`; the milliseconds of its LogManager's "Loaded N logs" line of this start."""
+    log_path = broker.log_dir / "server.log"
+    seen = log_path.read_text(errors="replace").count("\n") if log_path.exists() else 0
+    broker.start(timeout_s=KAFKA_TIMEOUT_S)
+    lines = log_path.read_text(errors="replace").splitlines()[seen:]
+    if any("stray" in line for line in lines):
+        raise RuntimeError("Kafka set logs aside as strays: its metadata does not know them")
+    loaded = [match for match in map(KAFKA_LOADED.search, lines) if match]
+    if not loaded:
+        raise RuntimeError("no 'Loaded N logs' line in Kafka's log")
+    count, elapsed_ms = int(loaded[-1].group(1)), float(loaded[-1].group(2))
+    if count != partitions:
+        raise RuntimeError(f"Kafka loaded {count} logs, not {partitions}")
+    return elapsed_ms
+
+
+def _kafka_reopen_ms(pylog_root: Path, partitions: int) -> tuple[float, float]:
+    """Kafka's LogManager on the partitions pylog wrote in `pylog_root` (topic "t"): load
+    time after a clean stop and after a SIGKILL, in ms (see the module docstring)."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    reference = peers.compat_reference()
+    root = Path(tempfile.mkdtemp(prefix="pylog-reopen-kafka-", dir="/tmp"))
+    data = root / "data"
+    broker = reference.KafkaBroker(data, jvm_flags=peers.kafka_broker_jvm_flags())
+    try:
+        broker.start(timeout_s=KAFKA_TIMEOUT_S)
+        admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap_servers)
+        try:
+            admin.create_topics([NewTopic("t", partitions, 1)], timeout_ms=int(KAFKA_TIMEOUT_S * 1000))
+        finally:
+            admin.close()
+        deadline = time.monotonic() + KAFKA_TIMEOUT_S
+        while not all((data / f"t-{p}" / "partition.metadata").exists() for p in range(partitions)):
+            if time.monotonic() > deadline:
+                raise RuntimeError("Kafka did not create the topic's logs")
+            time.sleep(0.2)
+        broker.stop()
+        for partition in range(partitions):
+            kafka_dir, pylog_dir = data / f"t-{partition}", pylog_root / f"t-{partition}"
+            for path in kafka_dir.iterdir():
+                if path.name != "partition.metadata":
+                    path.unlink()
+            for path in pylog_dir.iterdir():
+                path.rename(kafka_dir / path.name)
+        for name in ("recovery-point-offset-checkpoint", "log-start-offset-checkpoint"):
+            if (pylog_root / name).exists():
+                (pylog_root / name).replace(data / name)
+        clean_ms = _kafka_loaded_ms(broker, partitions)
+        broker.kill()
+        crash_ms = _kafka_loaded_ms(broker, partitions)
+        broker.stop()
+        return clean_ms, crash_ms
+    finally:
+        broker.kill()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _kafka_line(pylog_root: Path, partitions: int, clean_s: float, crash_s: float) -> str:
+    unavailable = peers.kafka_unavailable()
+    if unavailable:
+        return f"  kafka: not run ({unavailable})"
+    try:
+        clean_ms, crash_ms = _kafka_reopen_ms(pylog_root, partitions)
+    except Exception as e:
+        return f"  kafka: FAILED ({e})"
+    return (f"  kafka {peers.kafka_version()} (its LogManager's \"Loaded N logs\" line): clean {clean_ms:.0f} ms, "
+            f"after a crash {crash_ms:.0f} ms; pylog/kafka clean {clean_s * 1000 / max(clean_ms, 1):.2f}x, "
+            f"after a crash {crash_s * 1000 / max(crash_ms, 1):.2f}x (lower is better)")
+
+
 def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_bytes: int | None = None,
-         tail_bytes: int = 0, goal: bool = False) -> str:
+         tail_bytes: int = 0, goal: bool = False, kafka: bool = False) -> str:
     root = Path(tempfile.mkdtemp(prefix="pylog-reopen-", dir="/tmp"))
     try:
         try:
@@ -115,6 +203,10 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
         if goal:
             line += (f"; goal clean <= {GOAL_CLEAN_S * 1000:.0f} ms {'met' if clean_s <= GOAL_CLEAN_S else 'NOT met'}, "
                      f"after a crash <= {GOAL_CRASH_S * 1000:.0f} ms {'met' if crash_s <= GOAL_CRASH_S else 'NOT met'}")
+        if kafka:
+            # (after the crash open: a clean close again, so that the files are as pylog leaves them)
+            LogManager.open(root, LogConfig(segment_bytes=segment_bytes), now_ms=int(time.time() * 1000)).close()
+            line += "\n" + _kafka_line(root, partitions, clean_s, crash_s)
         return line
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -123,9 +215,10 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
 def run() -> list[str]:
     lines = ["reopen bench: LogManager.open of a data directory, median of 3; one run on a shared 2-core machine"]
     for partitions in ((10, 100) if QUICK else (10, 100, 1000, 10000)):
-        lines.append(_row(f"{partitions} partitions x 1 segment", partitions, 1, 1024 * 1024))
+        lines.append(_row(f"{partitions} partitions x 1 segment", partitions, 1, 1024 * 1024,
+                          kafka=partitions <= 1000))
     lines.append(_row("1000 partitions x 10 segments" if not QUICK else "100 partitions x 10 segments",
-                      100 if QUICK else 1000, 10, 64 * 1024, goal=not QUICK))
+                      100 if QUICK else 1000, 10, 64 * 1024, goal=not QUICK, kafka=True))
     for log_bytes in ((MiB, 16 * MiB) if QUICK else (MiB, 16 * MiB, 256 * MiB, 1024 * MiB)):
         lines.append(_row(f"1 partition of {log_bytes // MiB} MiB", 1, 0, 64 * MiB, log_bytes=log_bytes))
     lines.append(_row("1 partition of 256 MiB" if not QUICK else "1 partition of 16 MiB", 1, 0, 64 * MiB,
