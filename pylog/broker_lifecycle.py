@@ -6,8 +6,8 @@ Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_ch
                                                           RegisterBrokerRecord
           ──BrokerHeartbeat (every broker.heartbeat.interval.ms, with the offset of the
             metadata this broker has applied)──> unfenced once caught up: the controller
-            makes it leader of its partitions again. Until it is first unfenced, a
-            starting broker heartbeats every 10 ms instead (Kafka's
+            makes it leader of its partitions again. Until the controller first answers
+            it caught up, a starting broker heartbeats every 10 ms instead (Kafka's
             BrokerLifecycleManager does so while STARTING), so that a start waits for
             the metadata to arrive, not for the next interval
     stop  ──BrokerHeartbeat(want_shut_down)──> in controlled shutdown: the controller
@@ -54,7 +54,7 @@ SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
     ("share.version", 0, 0),   # Kafka's broker supports 0-1; pylog has no share groups
 )
 INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
-STARTING_HEARTBEAT_INTERVAL_MS = 10   # until the first unfence
+STARTING_HEARTBEAT_INTERVAL_MS = 10   # until the controller first answers caught up
 
 
 class RegistrationFailed(RuntimeError):
@@ -76,6 +76,7 @@ class BrokerLifecycle:
         self.incarnation_id = uuid.uuid4()
         self.broker_epoch = -1
         self.fenced = True
+        self.starting = True   # no heartbeat answered caught up yet (Kafka's STARTING)
         self.want_shut_down = False
         self.unfenced = asyncio.Event()
         self.shut_down_allowed = asyncio.Event()
@@ -122,7 +123,7 @@ class BrokerLifecycle:
                 log.debug("heartbeat of broker %d failed: %s", self.node_id, e)
             except Exception:
                 log.exception("heartbeat of broker %d failed", self.node_id)
-            interval_ms = self.heartbeat_interval_ms if self.unfenced.is_set() else STARTING_HEARTBEAT_INTERVAL_MS
+            interval_ms = STARTING_HEARTBEAT_INTERVAL_MS if self.starting else self.heartbeat_interval_ms
             await asyncio.sleep(interval_ms / 1000)
 
     async def heartbeat(self) -> None:
@@ -133,6 +134,8 @@ class BrokerLifecycle:
         if response.error_code != ErrorCode.NONE:
             log.warning("heartbeat of broker %d refused: %s", self.node_id, ErrorCode(response.error_code).name)
             return
+        if response.is_caught_up:
+            self.starting = False
         self.fenced = response.is_fenced
         if not response.is_fenced:
             self.unfenced.set()

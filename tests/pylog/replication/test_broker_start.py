@@ -1,7 +1,7 @@
 """A broker-only node's start against a real controller (cluster_support.py): what it waits
 for, and what it does not.
 
-- A starting broker heartbeats every 10 ms until it is first unfenced (Kafka's
+- A starting broker heartbeats every 10 ms until the controller answers it caught up (Kafka's
   BrokerLifecycleManager while STARTING), not every `broker.heartbeat.interval.ms`: with
   an interval longer than the broker's wait for its unfencing, the start still returns
   unfenced.
