@@ -1,5 +1,6 @@
 """The `pylog` command: `serve` starts and answers on a real socket; `dump-log` reaches storage's tool."""
 
+import contextlib
 import os
 import re
 import signal
@@ -14,6 +15,26 @@ from protocol.messages import ApiVersionsRequest, RequestHeader
 from protocol.records import build_batch, stamp_base_offset
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@contextlib.contextmanager
+def serve(*args: str, **popen_kwargs):
+    """`pylog serve ARGS` as a child process (stdout piped, stderr piped unless given);
+    killed on the way out if the test left it running."""
+    popen_kwargs.setdefault("stderr", subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, "-m", "pylog", "serve", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                               text=True, **popen_kwargs)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def stop_cleanly(process) -> None:
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
 
 
 def run_pylog(*args, **kwargs):
@@ -38,10 +59,7 @@ def test_dump_log_from_console_script(tmp_path):
 
 
 def test_serve_prints_ready_line_and_answers_api_versions(tmp_path):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with serve("--port", "0", "--data-dir", str(tmp_path / "data")) as process:
         line = process.stdout.readline()
         match = re.match(r"pylog ready on ([\d.]+):(\d+)", line)
         assert match, line
@@ -56,12 +74,7 @@ def test_serve_prints_ready_line_and_answers_api_versions(tmp_path):
         assert response_header.correlation_id == 42
         assert body.error_code == 0
         assert any(api.api_key == 18 for api in body.api_keys)
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        stop_cleanly(process)
 
 
 def _read_exactly(sock, size):
@@ -98,39 +111,23 @@ def test_serve_reads_server_properties_and_overrides(tmp_path):
     properties = tmp_path / "server.properties"
     properties.write_text("# a Kafka-style file\nnum.partitions=3\nauto.create.topics.enable=false\n"
                           f"log.dirs={tmp_path / 'from-file'}\n")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--config", str(properties),
-         "--override", "auto.create.topics.enable=true"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with serve("--port", "0", "--config", str(properties), "--override", "auto.create.topics.enable=true") as process:
         topic = _auto_create_topic(process, "auto")
         assert topic.error_code == 0 and len(topic.partitions) == 3
         assert (tmp_path / "from-file" / "auto-2").is_dir()
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
+        stop_cleanly(process)
         assert (tmp_path / "from-file" / ".kafka_cleanshutdown").exists()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def _serve_log(tmp_path, *overrides):
     """The log `pylog serve` writes up to its ready line, with these --override settings."""
     log_path = tmp_path / "serve.log"
-    args = [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data")]
+    args = ["--port", "0", "--data-dir", str(tmp_path / "data")]
     for override in overrides:
         args += ["--override", override]
-    with open(log_path, "w") as log_file:
-        process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=log_file, text=True)
-        try:
-            assert re.match(r"pylog ready on ", process.stdout.readline())
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=10) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    with open(log_path, "w") as log_file, serve(*args, stderr=log_file) as process:
+        assert re.match(r"pylog ready on ", process.stdout.readline())
+        stop_cleanly(process)
     return log_path.read_text()
 
 
@@ -165,20 +162,11 @@ def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
 
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert hard > 64 + 3 * 40, "this test needs a hard limit of open files above 184"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pylog", "serve", "--port", "0", "--data-dir", str(tmp_path / "data"),
-         "--override", "num.partitions=40"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
-    try:
+    with serve("--port", "0", "--data-dir", str(tmp_path / "data"), "--override", "num.partitions=40",
+               preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))) as process:
         topic = _auto_create_topic(process, "many")
         assert _soft_open_files_limit(process.pid) == hard
         assert topic.error_code == 0 and len(topic.partitions) == 40
         assert all(partition.error_code == 0 for partition in topic.partitions)
         assert len(os.listdir(f"/proc/{process.pid}/fd")) > 64
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        stop_cleanly(process)
