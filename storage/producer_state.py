@@ -558,11 +558,13 @@ class ProducerStateManager:
         return doomed
 
     def remove_stray_snapshots(self, segment_base_offsets: Iterable[int], file_names: Iterable[str] | None = None) -> None:
-        """Re-read the directory (or take `file_names`, its files as the caller has just
-        listed them), then delete every snapshot that does not sit at a segment's base
-        offset, except the latest one above the last base offset (the one a clean
-        shutdown wrote at the log end offset). Kafka does this on load."""
-        self._snapshots = list_snapshot_files(self.dir, file_names)
+        """Delete every snapshot that does not sit at a segment's base offset, except the
+        latest one above the last base offset (the one a clean shutdown wrote at the log
+        end offset). Kafka does this on load. The snapshots are those listed when this
+        state was made, or those of `file_names` (the directory's files as the caller has
+        listed them since)."""
+        if file_names is not None:
+            self._snapshots = list_snapshot_files(self.dir, file_names)
         bases = set(segment_base_offsets)
         max_base = max(bases, default=None)
         strays = [offset for offset in self._snapshots if offset not in bases]

@@ -167,7 +167,8 @@ def load_log(
     swap_files = _remove_temp_files_and_collect_swap_files(dir, names, report)
     if swap_files:
         _complete_interrupted_swaps(dir, swap_files, config, now_ms, report)
-    if report.stray_files_deleted or swap_files:
+    relisted = bool(report.stray_files_deleted or swap_files)
+    if relisted:
         names = files.regular_file_names(dir)
     segments, recovered = _load_segments(dir, names, config, now_ms, rng, report, epoch_cache)
 
@@ -213,7 +214,8 @@ def load_log(
         recovery_point = min(recovery_point, log_end_offset)
 
     if producer_state is not None:
-        producer_state.remove_stray_snapshots(segments.keys(), names)
+        # (its snapshots were listed from the same names, unless this pass changed the directory)
+        producer_state.remove_stray_snapshots(segments.keys(), names if relisted else None)
         report.producer_batches_replayed = rebuild_producer_state(
             producer_state, list(segments.values()), log_start_offset, log_end_offset,
             now_ms=now_ms, reload_from_clean_shutdown=had_clean_shutdown,
