@@ -3,7 +3,9 @@ deletion, flush policy, timestamps, and what a clean reopen reads."""
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 
 import pytest
 
@@ -450,3 +452,20 @@ def test_config_update_applies_to_later_appends(tmp_path):
     with pytest.raises(RecordTooLarge):
         log.append(make_batch(1, value_bytes=300), now_ms=0)
     log.close()
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_an_open_log_holds_the_descriptors_of_its_active_segment_only(tmp_path):
+    """The `.log` and, before Python 3.13, the duplicate descriptor each index map keeps
+    (storage/index.py, "Descriptors"); a close lets go of them all."""
+    held_per_active_segment = 1 if sys.version_info >= (3, 13) else 3
+    clock = Clock()
+    before = _open_descriptors()
+    log = open_log(tmp_path, clock=clock)
+    log.append(make_batch(3), now_ms=clock.now_ms)
+    assert _open_descriptors() - before == held_per_active_segment
+    log.close()
+    assert _open_descriptors() == before
