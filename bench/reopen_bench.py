@@ -190,7 +190,8 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
         except OSError as e:
             if e.errno != errno.EMFILE:
                 raise
-            # an active segment holds three descriptors: its .log and one per index mapping
+            # an active segment holds three descriptors before Python 3.13 (its .log and one
+            # per index map), one from 3.13 on (storage/index.py, "Descriptors")
             return (f"{label}: FAILED to create: {e.strerror} at {_open_fds()} open descriptors "
                     f"(ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]})")
         if tail_bytes:
