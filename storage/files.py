@@ -81,9 +81,15 @@ def file_name_prefix(base_offset: int) -> str:
     return f"{base_offset:020d}"
 
 
+def segment_file_name(base_offset: int, suffix: str, extra_suffix: str = "") -> str:
+    """The name of one of a segment's files, e.g. `(42, ".index", ".swap")` ->
+    `"00000000000000000042.index.swap"`."""
+    return f"{file_name_prefix(base_offset)}{suffix}{extra_suffix}"
+
+
 def segment_file_path(dir: Path, base_offset: int, suffix: str, extra_suffix: str = "") -> Path:
     """The path of one of a segment's files, e.g. `(dir, 42, ".index", ".swap")`."""
-    return dir / f"{file_name_prefix(base_offset)}{suffix}{extra_suffix}"
+    return dir / segment_file_name(base_offset, suffix, extra_suffix)
 
 
 def log_file_path(dir: Path, base_offset: int, extra_suffix: str = "") -> Path:

@@ -85,17 +85,19 @@ class IndexFile:
     """
 
     __slots__ = (
-        "path", "base_offset", "max_index_size_bytes", "writable", "_mmap", "_length",
+        "_path", "base_offset", "max_index_size_bytes", "writable", "_mmap", "_length",
         "_max_entries", "_entries",
     )
 
     ENTRY_SIZE: ClassVar[int]
 
-    def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int, *, writable: bool = True,
-                 preallocate: bool = False):
+    def __init__(self, path: str | os.PathLike, base_offset: int, max_index_size_bytes: int, *,
+                 writable: bool = True, preallocate: bool = False):
         """`preallocate`: open the index of the active segment at its full size at once
         (`resize` to `max_index_size_bytes` would map the file a second time)."""
-        self.path = path if isinstance(path, Path) else Path(path)
+        # (kept as a string: a start opens two indexes per partition, and a Path costs
+        # microseconds to build)
+        self._path = os.fspath(path)
         self.base_offset = base_offset
         self.max_index_size_bytes = max_index_size_bytes
         self.writable = writable
@@ -103,12 +105,12 @@ class IndexFile:
         newly_created = False
         if writable:
             try:
-                fd = os.open(self.path, os.O_RDWR)
+                fd = os.open(self._path, os.O_RDWR)
             except FileNotFoundError:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
                 newly_created = True
         else:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self._path, os.O_RDONLY)
         try:
             if newly_created:
                 if max_index_size_bytes < self.ENTRY_SIZE:
@@ -172,6 +174,10 @@ class IndexFile:
             raise SegmentOffsetOverflow(self.base_offset, offset)
         return relative
 
+    @property
+    def path(self) -> Path:
+        return Path(self._path)
+
     # -- file management --
 
     def resize(self, new_size_bytes: int) -> bool:
@@ -186,7 +192,7 @@ class IndexFile:
         if rounded == self._length:
             return False
         self._unmap()
-        fd = os.open(self.path, os.O_RDWR)
+        fd = os.open(self._path, os.O_RDWR)
         try:
             os.ftruncate(fd, rounded)
             self._length = rounded
@@ -209,7 +215,7 @@ class IndexFile:
         """Make the entries and the file's length durable (msync, then fsync)."""
         if self._mmap is not None:
             self._mmap.flush()
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = os.open(self._path, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
@@ -228,15 +234,15 @@ class IndexFile:
     def delete_if_exists(self) -> bool:
         self._release()
         try:
-            os.unlink(self.path)
+            os.unlink(self._path)
             return True
         except FileNotFoundError:
             return False
 
     def rename_to(self, path: Path) -> None:
         """Rename the file (e.g. to add `.deleted`); the mapping stays valid."""
-        os.replace(self.path, path)
-        self.path = Path(path)
+        os.replace(self._path, path)
+        self._path = os.fspath(path)
 
     # -- entries --
 
@@ -345,4 +351,4 @@ class IndexFile:
         return lo
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.path.name}, entries={self._entries}/{self._max_entries})"
+        return f"{type(self).__name__}({os.path.basename(self._path)}, entries={self._entries}/{self._max_entries})"

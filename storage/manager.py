@@ -18,7 +18,11 @@ Startup (`LogManager.open`): note whether `.kafka_cleanshutdown` exists, read bo
 checkpoint files (a corrupt one counts as absent: recovery then starts from offset 0,
 which is slow but safe), remove leftover `-delete` directories, and open every
 `<topic>-<partition>` directory as a Log, recovering it after an unclean stop. Then the
-marker is removed: from now on a crash is an unclean stop.
+marker is removed: from now on a crash is an unclean stop. The cyclic garbage collector
+is paused while the logs are opened: an open makes tens of objects per partition, all
+kept, and no garbage cycles, so each collection the allocations would trigger (a full
+one scans every object of the process) is work for nothing; reference counting still
+frees what is dropped.
 
 Stray logs (Kafka 4's LogManager.loadLog with `isStrayKraftReplica`): the caller's
 `is_stray(topic_partition, dir)` says why a partition directory is not one the broker
@@ -45,6 +49,8 @@ to each Log per partition.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import logging
 import os
@@ -125,7 +131,20 @@ class LogManager:
         )
         recovery_points = manager._read_checkpoint(manager._recovery_points)
         log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
-        for entry in sorted(os.scandir(data_dir), key=lambda e: e.name):
+        with _cyclic_gc_paused():
+            manager._open_logs(now_ms, recovery_points, log_start_offsets, flush_listener, is_stray)
+        if marker.exists():
+            marker.unlink()
+            fsync_dir(data_dir)
+        return manager
+
+    def _open_logs(
+        self, now_ms: int, recovery_points: Mapping[TopicPartition, int],
+        log_start_offsets: Mapping[TopicPartition, int], flush_listener: Callable[[Log], None] | None,
+        is_stray: Callable[[TopicPartition, Path], str | None] | None,
+    ) -> None:
+        """Open every partition directory of the data directory (see the module docstring)."""
+        for entry in sorted(os.scandir(self.data_dir), key=lambda e: e.name):
             if not entry.is_dir():
                 continue
             name = entry.name
@@ -147,23 +166,19 @@ class LogManager:
                 continue
             reason = is_stray(topic_partition, Path(entry.path)) if is_stray is not None else None
             if reason is not None:
-                manager._move_stray_log(Path(entry.path), topic_partition, reason)
+                self._move_stray_log(Path(entry.path), topic_partition, reason)
                 continue
-            manager._logs[topic_partition] = partition_log = Log.open(
+            self._logs[topic_partition] = partition_log = Log.open(
                 Path(entry.path),
-                manager.config_for(topic_partition[0]),
+                self.config_for(topic_partition[0]),
                 now_ms=now_ms,
                 log_start_offset=log_start_offsets.get(topic_partition, 0),
                 recovery_point=recovery_points.get(topic_partition, 0),
-                had_clean_shutdown=manager.had_clean_shutdown,
-                rng=manager._rng,
-                producer_id_expiration_ms=producer_id_expiration_ms,
+                had_clean_shutdown=self.had_clean_shutdown,
+                rng=self._rng,
+                producer_id_expiration_ms=self.producer_id_expiration_ms,
             )
             partition_log.flush_listener = flush_listener
-        if marker.exists():
-            marker.unlink()
-            fsync_dir(data_dir)
-        return manager
 
     def _move_stray_log(self, dir: Path, topic_partition: TopicPartition, reason: str) -> Path:
         stray = self.data_dir / files.log_stray_dir_name(*topic_partition)
@@ -306,3 +321,16 @@ class LogManager:
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError(f"the log manager of {self.data_dir} is closed")
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused():
+    """No cyclic garbage collection inside the block (see "Startup" in the module
+    docstring); the collector is back as the caller had it after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

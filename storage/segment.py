@@ -233,9 +233,13 @@ class LogSegment:
 
     # -- files --
 
+    def _file_path_str(self, suffix: str) -> str:
+        """The path of the segment's file with `suffix`, as a string: the files a start
+        opens are opened by these (a Path costs microseconds to build)."""
+        return os.path.join(self.dir, files.segment_file_name(self.base_offset, suffix, self._extra_suffix))
+
     def _open_log_file(self, flags: int) -> None:
-        name = files.file_name_prefix(self.base_offset) + files.LOG_FILE_SUFFIX + self._extra_suffix
-        self._fd = os.open(os.path.join(self.dir, name), flags, 0o644)
+        self._fd = os.open(self._file_path_str(files.LOG_FILE_SUFFIX), flags, 0o644)
         self._size_bytes = os.fstat(self._fd).st_size
 
     def __getattr__(self, name: str):
@@ -282,13 +286,15 @@ class LogSegment:
     @property
     def offset_index(self) -> OffsetIndex:
         if self._offset_index is None:
-            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size_bytes)
+            self._offset_index = OffsetIndex(self._file_path_str(files.INDEX_FILE_SUFFIX), self.base_offset,
+                                             self.max_index_size_bytes)
         return self._offset_index
 
     @property
     def time_index(self) -> TimeIndex:
         if self._time_index is None:
-            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size_bytes)
+            self._time_index = TimeIndex(self._file_path_str(files.TIME_INDEX_FILE_SUFFIX), self.base_offset,
+                                         self.max_index_size_bytes)
         return self._time_index
 
     @property
@@ -625,11 +631,11 @@ class LogSegment:
         "Index entries" in the module docstring)."""
         self._inactive = False
         if self._offset_index is None:
-            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size_bytes,
-                                             preallocate=True)
+            self._offset_index = OffsetIndex(self._file_path_str(files.INDEX_FILE_SUFFIX), self.base_offset,
+                                             self.max_index_size_bytes, preallocate=True)
         if self._time_index is None:
-            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size_bytes,
-                                         preallocate=True)
+            self._time_index = TimeIndex(self._file_path_str(files.TIME_INDEX_FILE_SUFFIX), self.base_offset,
+                                         self.max_index_size_bytes, preallocate=True)
         self.resize_indexes(self.max_index_size_bytes)
 
     # -- recovery and truncation --

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 
@@ -153,3 +154,30 @@ def test_every_log_gets_the_flush_listener(tmp_path):
     loaded.roll(now_ms=clock.now_ms)
     assert told == [created, loaded]
     reopened.close()
+
+
+def test_the_cyclic_collector_is_paused_while_the_logs_open_and_restored_after(tmp_path):
+    """The opening of the partition directories runs with the collector off (the
+    `is_stray` hook is called there, once per directory); after it the collector is as
+    the caller had it, on or off."""
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    fill(manager, clock)
+    manager.close()
+    seen_enabled = []
+
+    def is_stray(topic_partition, dir):
+        seen_enabled.append(gc.isenabled())
+        return None
+
+    assert gc.isenabled()
+    reopened = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, is_stray=is_stray)
+    assert seen_enabled == [False, False, False]
+    assert gc.isenabled()
+    reopened.close()
+    gc.disable()
+    try:
+        LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, is_stray=is_stray).close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
