@@ -272,6 +272,7 @@ class Broker:
         else:
             self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish_async(image)
             self.metadata_follower.start_fetching()
+            self.metadata_follower.task.add_done_callback(self._metadata_follower_ended)
             await self.metadata_follower.catch_up()
         self.producer_ids = ProducerIdManager(self.controller_channel, self.node_id,
                                               lambda: self.metadata.broker_epoch)
@@ -319,6 +320,16 @@ class Broker:
     def metadata_log_dir(self) -> Path:
         configured = self.config.get("metadata.log.dir")
         return Path(configured) if configured else self.log_dir
+
+    def _metadata_follower_ended(self, task: asyncio.Task) -> None:
+        """The follower's task ends only when it is stopped or on a fault it does not
+        survive (see pylog/metadata_follower.py): say the second, once, with its cause."""
+        if task.cancelled() or task.exception() is None:
+            return
+        follower = self.metadata_follower
+        offset = follower.image.offset if follower is not None else -1
+        log.error("broker %d stopped following the cluster metadata after offset %d: %s",
+                  self.node_id, offset, task.exception(), exc_info=task.exception())
 
     def _stray_reason(self, image: MetadataImage, topic: str, index: int, path: Path) -> str | None:
         """Why a partition directory found at start is not a log this node hosts, or None."""

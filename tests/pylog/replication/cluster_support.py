@@ -173,18 +173,22 @@ class ReplicationCluster:
     async def create_topic(self, replicas: tuple[int, ...], via: int | None = None) -> PartitionRegistration:
         """The test's topic, one partition on `replicas` (the first leads), created with
         CreateTopics sent to a broker."""
-        request = CreateTopicsRequest(timeout_ms=30_000, validate_only=False, topics=[
+        request = self.create_topic_request(replicas)
+        response = await self.client(via or min(self.running)).send(request, CREATE_TOPICS_VERSION)
+        result = response.topics[0]
+        assert result.error_code == ErrorCode.NONE, (result.error_code, result.error_message)
+        await self.settled()
+        return self.registration
+
+    def create_topic_request(self, replicas: tuple[int, ...]) -> CreateTopicsRequest:
+        """The CreateTopics of `create_topic`."""
+        return CreateTopicsRequest(timeout_ms=30_000, validate_only=False, topics=[
             CreateTopicsRequest.CreatableTopic(
                 name=TOPIC, num_partitions=-1, replication_factor=-1,
                 assignments=[CreateTopicsRequest.CreatableReplicaAssignment(partition_index=0,
                                                                             broker_ids=list(replicas))],
                 configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v)
                          for k, v in self.topic_configs.items()])])
-        response = await self.client(via or min(self.running)).send(request, CREATE_TOPICS_VERSION)
-        result = response.topics[0]
-        assert result.error_code == ErrorCode.NONE, (result.error_code, result.error_message)
-        await self.settled()
-        return self.registration
 
     async def reassign(self, replicas: tuple[int, ...], settled_nodes=None) -> PartitionRegistration:
         request = AlterPartitionReassignmentsRequest(timeout_ms=30_000, topics=[

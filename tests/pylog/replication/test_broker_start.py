@@ -12,15 +12,21 @@ for, and what it does not.
   still answered, and the broker catches up with what it committed: the fetch in flight
   answers with the new records, and the next one, which the catch-up waits for, asks for
   no wait.
+- The metadata follower's task ends on a fault it does not survive; the broker says so in
+  one ERROR line with the cause, instead of leaving it to asyncio's "exception was never
+  retrieved" at garbage collection, or to nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 
+from protocol.error_codes import ErrorCode
 from pylog import broker as broker_module
+from pylog.metadata_image import MetadataImageError
 
-from tests.pylog.replication.cluster_support import ReplicationCluster
+from tests.pylog.replication.cluster_support import CREATE_TOPICS_VERSION, ReplicationCluster, eventually
 
 # Longer than the broker's wait for its unfencing at start (UNFENCE_TIMEOUT_MS), so that a
 # start that waited for the interval would return fenced.
@@ -74,6 +80,37 @@ def test_a_forwarded_request_does_not_wait_for_the_metadata_long_poll(tmp_path):
             await cluster.create_topic((1,))
             assert "replicated" in cluster.brokers[1].metadata.topics
             assert caught_up == [True]
+        finally:
+            await cluster.stop()
+
+    run(scenario())
+
+
+def test_a_metadata_follower_that_fails_is_one_error_line(tmp_path, caplog):
+    async def scenario():
+        cluster = ReplicationCluster(tmp_path, 1)
+        try:
+            await cluster.start()
+            broker = cluster.brokers[1]
+            follower = broker.metadata_follower
+            applied_before = follower.image.offset
+
+            def failing_apply_batch(epoch, entries):
+                raise MetadataImageError("a record this image cannot apply (injected by the test)")
+
+            follower.image.apply_batch = failing_apply_batch
+            task = follower.task
+            with caplog.at_level(logging.ERROR, logger="pylog.broker"):
+                # a change the controller commits: the follower fetches it and cannot apply it
+                response = await cluster.controller.handle(cluster.create_topic_request((1,)), CREATE_TOPICS_VERSION)
+                assert response.topics[0].error_code == ErrorCode.NONE
+                await eventually(task.done, what="the follower's task ended")
+                await asyncio.sleep(0)   # the done callbacks run on the next loop turn
+            lines = [r for r in caplog.records if r.name == "pylog.broker" and r.levelno == logging.ERROR]
+            assert [r.getMessage() for r in lines] == [
+                f"broker 1 stopped following the cluster metadata after offset {applied_before}: "
+                "a record this image cannot apply (injected by the test)"]
+            assert lines[0].exc_info is not None
         finally:
             await cluster.stop()
 
