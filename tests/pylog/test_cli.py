@@ -170,3 +170,45 @@ def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
         assert all(partition.error_code == 0 for partition in topic.partitions)
         assert len(os.listdir(f"/proc/{process.pid}/fd")) > 64
         stop_cleanly(process)
+
+
+# Runs `pylog serve` in this interpreter with a thread that reports the collector's state:
+# once the broker's module is imported (the start is under way), and once the collector is
+# on again, with how many objects were frozen.
+GC_WATCHER = """
+import gc, sys, threading, time
+import pylog.cli
+
+def watch():
+    while "pylog.broker" not in sys.modules:
+        time.sleep(0.0005)
+    print(f"during start: enabled={gc.isenabled()}", file=sys.stderr, flush=True)
+    while not gc.isenabled():
+        time.sleep(0.001)
+    print(f"after: frozen={gc.get_freeze_count()}", file=sys.stderr, flush=True)
+
+threading.Thread(target=watch, daemon=True).start()
+sys.exit(pylog.cli.main(sys.argv[1:]))
+"""
+
+
+def test_serve_starts_with_the_collector_paused_then_freezes_and_turns_it_on(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-c", GC_WATCHER, "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("pylog ready on ")
+        reports = []
+        while len(reports) < 2:
+            line = process.stderr.readline()
+            assert line, "the watcher's reports did not come"
+            if line.startswith(("during start:", "after:")):
+                reports.append(line.strip())
+        assert reports[0] == "during start: enabled=False"
+        frozen = int(reports[1].removeprefix("after: frozen="))
+        assert frozen > 10_000   # the modules, classes and functions of the start, at least
+        stop_cleanly(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
