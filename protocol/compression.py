@@ -59,8 +59,6 @@ import struct
 import zlib
 from enum import IntEnum
 
-import cramjam
-
 from protocol.errors import BufferUnderflow, CorruptRecord, InvalidRecord, InvalidVarint
 from protocol.primitives import INT32, read_uvarint
 
@@ -73,6 +71,13 @@ class Compression(IntEnum):
     SNAPPY = 2
     LZ4 = 3
     ZSTD = 4
+
+
+def _cramjam():
+    """cramjam (snappy, lz4 and zstd), imported on first use: a process that meets no
+    batch compressed with those three never loads it (gzip is the standard library's)."""
+    import cramjam
+    return cramjam
 
 
 # Levels the Java producer uses by default (compression.<codec>.level).
@@ -97,7 +102,7 @@ def compress(codec: Compression | int, data) -> bytes:
         return _xerial_compress(data)
     if codec is Compression.LZ4:
         return _lz4_frame_compress(data)
-    return bytes(cramjam.zstd.compress(data, level=ZSTD_LEVEL))
+    return bytes(_cramjam().zstd.compress(data, level=ZSTD_LEVEL))
 
 
 def decompress(codec: Compression | int, data, max_bytes: int | None = None) -> bytes:
@@ -115,10 +120,10 @@ def decompress(codec: Compression | int, data, max_bytes: int | None = None) -> 
         result = _snappy_decompress(memoryview(data), max_bytes)
     elif codec is Compression.LZ4:
         _check_bound("lz4", _lz4_output_bound(memoryview(data)), max_bytes)
-        result = _library_decompress("lz4", cramjam.lz4.decompress, data)
+        result = _library_decompress("lz4", _cramjam().lz4.decompress, data)
     else:
         _check_bound("zstd", _zstd_output_bound(memoryview(data)), max_bytes)
-        result = _library_decompress("zstd", cramjam.zstd.decompress, data)
+        result = _library_decompress("zstd", _cramjam().zstd.decompress, data)
     if max_bytes is not None and len(result) > max_bytes:
         raise CorruptRecord(f"{codec.name.lower()} data decompresses to {len(result)} bytes, "
                             f"over the {max_bytes}-byte limit")
@@ -190,7 +195,7 @@ def _xerial_compress(data) -> bytes:
     view = memoryview(data)
     out = bytearray(_XERIAL_HEADER)
     for start in range(0, len(view), _XERIAL_BLOCK_BYTES):
-        block = cramjam.snappy.compress_raw(view[start:start + _XERIAL_BLOCK_BYTES])
+        block = _cramjam().snappy.compress_raw(view[start:start + _XERIAL_BLOCK_BYTES])
         out += INT32.pack(len(block))
         out += block
     return bytes(out)
@@ -200,7 +205,7 @@ def _snappy_decompress(view: memoryview, max_bytes: int | None) -> bytes:
     if len(view) >= _XERIAL_HEADER_BYTES and view[:8] == XERIAL_MAGIC:
         return _xerial_decompress(view, max_bytes)
     _check_snappy_length(view, max_bytes)
-    return _library_decompress("snappy", cramjam.snappy.decompress_raw, view)
+    return _library_decompress("snappy", _cramjam().snappy.decompress_raw, view)
 
 
 def _xerial_decompress(view: memoryview, max_bytes: int | None) -> bytes:
@@ -218,7 +223,7 @@ def _xerial_decompress(view: memoryview, max_bytes: int | None) -> bytes:
         block = view[start:position]
         limit = None if max_bytes is None else max_bytes - len(out)
         _check_snappy_length(block, limit)
-        out += _library_decompress("snappy", cramjam.snappy.decompress_raw, block)
+        out += _library_decompress("snappy", _cramjam().snappy.decompress_raw, block)
     return bytes(out)
 
 
@@ -254,7 +259,7 @@ def _lz4_frame_compress(data) -> bytes:
     out = bytearray(_LZ4_FRAME_HEADER)
     for start in range(0, len(view), _LZ4_BLOCK_BYTES):
         chunk = view[start:start + _LZ4_BLOCK_BYTES]
-        block = cramjam.lz4.compress_block(chunk, store_size=False)
+        block = _cramjam().lz4.compress_block(chunk, store_size=False)
         if len(block) < len(chunk):
             out += _UINT32_LE.pack(len(block))
             out += block

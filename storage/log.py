@@ -66,7 +66,9 @@ Flush policy (Kafka's). By default the OS writes pages back when it likes; the l
 fsyncs the segments a roll leaves behind (which moves the recovery point to the new
 segment) and everything on close. `flush.messages` and `flush.ms` add fsyncs after that
 many unflushed records or that much time (`maybe_flush(now_ms)`, called by the broker's
-housekeeping).
+housekeeping). A flush fsyncs the directory as well only when it covers a segment created
+since the last flush (a base offset at or above the recovery point), whose files' directory
+entries are not durable yet (Kafka's LocalLog.flush rule).
 
 The flush after a roll is not done by the roll, which runs inside an append: like
 Kafka's UnifiedLog.roll, which schedules it ("flush-log") on its scheduler thread, the
@@ -1000,19 +1002,23 @@ class Log:
         if now_ms is not None:
             self._last_now_ms = now_ms
             self._last_flush_ms = now_ms
+        # The directory is fsynced once, if a file it holds is new since the last flush: a
+        # snapshot a roll wrote, or a segment created since (its base offset at or above
+        # the recovery point).
+        new_files = bool(self._unsynced_snapshots)
         for path in self._unsynced_snapshots:
             fsync_file(path)
-        if self._unsynced_snapshots:
-            self._unsynced_snapshots = []
-            fsync_dir(self.dir)
+        self._unsynced_snapshots = []
         if offset >= self._pending_flush_offset:
             self._pending_flush_offset = 0
-        if offset <= self._recovery_point:
-            return
-        for segment in self._segments_between(self._recovery_point, offset):
-            segment.flush()
-        fsync_dir(self.dir)
-        self._recovery_point = offset
+        if offset > self._recovery_point:
+            segments = self._segments_between(self._recovery_point, offset)
+            for segment in segments:
+                segment.flush()
+            new_files = new_files or any(segment.base_offset >= self._recovery_point for segment in segments)
+        if new_files:
+            fsync_dir(self.dir)
+        self._recovery_point = max(self._recovery_point, offset)
 
     def maybe_flush(self, now_ms: int) -> bool:
         """fsync if `flush.ms` has passed since the last flush and there is unflushed data."""

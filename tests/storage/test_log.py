@@ -378,6 +378,30 @@ def test_flush_messages_moves_the_recovery_point(tmp_path, monkeypatch):
     assert log.recovery_point == 12
 
 
+def test_a_flush_fsyncs_the_directory_only_for_a_segment_created_since_the_last_flush(tmp_path, monkeypatch):
+    """Kafka's LocalLog.flush rule: the directory entries of a new segment's files are made
+    durable by the first flush that covers the segment; later flushes of it need not."""
+    from storage import log as log_module
+
+    synced = []
+    real_fsync_dir = log_module.fsync_dir
+    monkeypatch.setattr(log_module, "fsync_dir", lambda path: (synced.append(path), real_fsync_dir(path))[1])
+    log = open_log(tmp_path, small_config(flush_messages=1, segment_bytes=1 << 20))
+    synced.clear()   # (the open's own)
+    log.append(make_batch(1, tag=0), now_ms=0)
+    assert synced == [log.dir]   # the first segment's first flush
+    log.append(make_batch(1, tag=1), now_ms=0)
+    log.append(make_batch(1, tag=2), now_ms=0)
+    assert synced == [log.dir]   # the same segment again: no directory fsync
+    log.roll(now_ms=0)
+    synced.clear()
+    log.append(make_batch(1, tag=3), now_ms=0)
+    assert synced == [log.dir] and log.recovery_point == 4   # the new segment's first flush
+    log.append(make_batch(1, tag=4), now_ms=0)
+    assert synced == [log.dir]
+    log.close()
+
+
 def test_flush_ms_and_default_policy(tmp_path):
     clock = Clock()
     log = open_log(tmp_path, small_config(flush_ms=1000, segment_bytes=1 << 20), clock=clock)
