@@ -31,10 +31,15 @@ On `start`, the image is first rebuilt from the local copy (all of it: in a quor
 everything the controller sent was committed) and `on_batch(image, [])` is called once
 for it, before any fetch.
 
-A batch the image cannot apply (`MetadataImageError`), a fetched batch the copy cannot take
-(storage's errors: a bad CRC, offsets that do not continue the copy) and an exception from
-`on_batch` stop the follower: `run` raises it (Kafka's broker treats a metadata fault as
-fatal); the owner watches `task`. `on_batch` may be a plain function
+Faults. A record the image cannot apply (`MetadataImageError`: a partition of an unknown
+topic, fencing a broker at another epoch, ...) is skipped with one ERROR line naming its
+offset, and the follower goes on with the next record; `record_faults` counts them. That is
+Kafka's rule for a broker (SharedServer's metadata-loading fault handler: fatal only in a
+process that is also a controller). In combined mode there is no such skipping: the records
+are the controller's own, which it has applied to its image already. A fetched batch the copy
+cannot take (storage's errors: a bad CRC, offsets that do not continue the copy) and an
+exception from `on_batch` stop the follower: `run` raises it (Kafka's raft client treats a
+fault of its own as fatal); the owner watches `task`. `on_batch` may be a plain function
 or a coroutine function. The follower owns its MetadataLog and image; all of it runs on
 the broker's event loop.
 """
@@ -89,6 +94,7 @@ class MetadataFollower:
         self._catch_up_waiters = 0   # while > 0, fetches do not long-poll
         self._progress = asyncio.Event()
         self._stopping = False       # ends `run` even if a cancel was swallowed (asyncio.wait_for)
+        self.record_faults = 0       # records skipped because the image could not apply them
 
     # -- lifecycle --
 
@@ -227,7 +233,7 @@ class MetadataFollower:
         for header, entries in self.metadata_log.batches(self.image.offset + 1):
             if header.base_offset + header.last_offset_delta >= self.high_watermark:
                 break
-            self.image.apply_batch(header.partition_leader_epoch, entries)
+            self.image.apply_batch(header.partition_leader_epoch, entries, self._fault_handler())
             await self._notify(entries)
 
     async def rebuild_image(self) -> None:
@@ -235,8 +241,17 @@ class MetadataFollower:
         self.image = MetadataImage()
         self.high_watermark = self.metadata_log.log_end_offset
         for header, entries in self.metadata_log.batches(0):
-            self.image.apply_batch(header.partition_leader_epoch, entries)
+            self.image.apply_batch(header.partition_leader_epoch, entries, self._fault_handler())
         await self._notify([])
+
+    def _fault_handler(self) -> Callable[[int, Exception], None] | None:
+        """What a record the image cannot apply goes to (see "Faults" in the module
+        docstring): skipped and logged on a broker-only node; None in combined mode."""
+        return self._record_fault if self.channel is not None else None
+
+    def _record_fault(self, offset: int, error: Exception) -> None:
+        self.record_faults += 1
+        log.error("metadata loading fault: the record at offset %d cannot be applied, skipped: %s", offset, error)
 
     async def _notify(self, entries: list[MetadataEntry]) -> None:
         if self.on_batch is None:

@@ -38,7 +38,8 @@ is an error.
 A record the current image cannot take (fencing a broker that is not registered or whose
 epoch differs, a partition of an unknown topic, removing an unknown topic, a field value
 outside its enumeration) raises `MetadataImageError`, and the image is then as it was
-before that record. Raft's control records (LeaderChange, snapshot header and footer,
+before that record. `apply_batch(..., on_record_fault=f)` reports such a record to `f` and
+goes on with the next (a broker's metadata loader, which Kafka does not stop for it). Raft's control records (LeaderChange, snapshot header and footer,
 KRaft version, voters) move only `offset` and `epoch`.
 
 The image is a plain in-memory structure, no I/O; one owner mutates it (the metadata
@@ -50,7 +51,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from protocol.metadata import PartitionChangeRecord
 from protocol.metadata_log import MetadataEntry
@@ -242,14 +243,23 @@ class MetadataImage:
 
     # -- applying the log --------------------------------------------------------------
 
-    def apply_batch(self, epoch: int, entries: Iterable[MetadataEntry]) -> None:
+    def apply_batch(self, epoch: int, entries: Iterable[MetadataEntry],
+                    on_record_fault: Callable[[int, MetadataImageError], None] | None = None) -> None:
         """Apply one batch's entries (`protocol.metadata_log.read_metadata_batch`), written
-        in Raft epoch `epoch` (the batch's PartitionLeaderEpoch)."""
+        in Raft epoch `epoch` (the batch's PartitionLeaderEpoch). A record the image cannot
+        apply raises MetadataImageError, the image keeping the batch's records before it;
+        with `on_record_fault`, the record's offset and the error go to it instead, the
+        record is skipped (each record is applied whole or not at all) and the batch goes on."""
         for entry in entries:
             if entry.offset <= self.offset:
                 raise MetadataImageError(f"offset {entry.offset} is not after {self.offset}")
             if entry.control_type is None:
-                self.replay(entry.record)
+                try:
+                    self.replay(entry.record)
+                except MetadataImageError as error:
+                    if on_record_fault is None:
+                        raise
+                    on_record_fault(entry.offset, error)
             self.offset = entry.offset
             self.epoch = epoch
 

@@ -272,3 +272,36 @@ def test_the_copy_converges_to_the_newer_log(tmp_path_factory, common, old_tail,
 def reopen(log):
     log.close()
     return MetadataLog.open(log.dir, now_ms=NOW_MS)
+
+
+def test_a_record_the_image_cannot_apply_is_skipped_with_one_error_line(tmp_path, caplog):
+    """A broker-only node's follower skips a record its image cannot apply (a partition of a
+    topic it does not know), logs one ERROR line naming the record's offset, and goes on with
+    the rest of the batch and the batches after it; so does the replay of the local copy at
+    the next start (Kafka: a metadata-loading fault is fatal only to a controller)."""
+    async def scenario():
+        controller = Controller(tmp_path / "controller")
+        port = await controller.start()
+        controller.log.append(topic("before"), now_ms=NOW_MS)
+        bad_offset = controller.log.log_end_offset
+        orphan = PartitionRecord(partition_id=0, topic_id=uuid.uuid4(), replicas=[1], isr=[1], leader=1,
+                                 leader_epoch=0, partition_epoch=0)
+        controller.log.append([(orphan, 2)] + topic("after"), now_ms=NOW_MS)
+        for restart in (False, True):
+            caplog.clear()
+            client = NodeClient("127.0.0.1", port, client_id="broker-2")
+            copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
+            follower = MetadataFollower(copy, client, now_ms=lambda: NOW_MS, max_wait_ms=200)
+            with caplog.at_level("ERROR", logger="pylog.metadata_follower"):
+                await follower.start()
+                await wait_until(lambda: follower.image.offset == controller.log.log_end_offset - 1)
+            assert {"before", "after"} <= set(follower.image.topics_by_name)
+            assert follower.record_faults == 1
+            assert not follower.task.done(), f"the follower stopped (restart={restart})"
+            errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+            assert len(errors) == 1 and f"offset {bad_offset} cannot be applied" in errors[0], errors
+            await follower.stop()
+            await client.close()
+            copy.close()
+        await controller.stop()
+    run(scenario())

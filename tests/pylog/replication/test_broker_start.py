@@ -12,7 +12,8 @@ for, and what it does not.
   still answered, and the broker catches up with what it committed: the fetch in flight
   answers with the new records, and the next one, which the catch-up waits for, asks for
   no wait.
-- The metadata follower's task ends on a fault it does not survive; the broker says so in
+- The metadata follower's task ends on a fault it does not survive (here an exception from
+  applying a batch; a record the image refuses is only skipped); the broker says so in
   one ERROR line with the cause, instead of leaving it to asyncio's "exception was never
   retrieved" at garbage collection, or to nothing.
 """
@@ -24,7 +25,6 @@ import logging
 
 from protocol.error_codes import ErrorCode
 from pylog import broker as broker_module
-from pylog.metadata_image import MetadataImageError
 
 from tests.pylog.replication.cluster_support import CREATE_TOPICS_VERSION, ReplicationCluster, eventually
 
@@ -95,8 +95,8 @@ def test_a_metadata_follower_that_fails_is_one_error_line(tmp_path, caplog):
             follower = broker.metadata_follower
             applied_before = follower.image.offset
 
-            def failing_apply_batch(epoch, entries):
-                raise MetadataImageError("a record this image cannot apply (injected by the test)")
+            def failing_apply_batch(epoch, entries, on_record_fault=None):
+                raise RuntimeError("a fault in applying metadata (injected by the test)")
 
             follower.image.apply_batch = failing_apply_batch
             task = follower.task
@@ -109,7 +109,7 @@ def test_a_metadata_follower_that_fails_is_one_error_line(tmp_path, caplog):
             lines = [r for r in caplog.records if r.name == "pylog.broker" and r.levelno == logging.ERROR]
             assert [r.getMessage() for r in lines] == [
                 f"broker 1 stopped following the cluster metadata after offset {applied_before}: "
-                "a record this image cannot apply (injected by the test)"]
+                "a fault in applying metadata (injected by the test)"]
             assert lines[0].exc_info is not None
         finally:
             await cluster.stop()
