@@ -56,23 +56,30 @@ def _batch(now_ms: int, size_bytes: int) -> bytes:
     return build_batch([(b"k", bytes(size_bytes - 80))], timestamp_ms=now_ms)
 
 
+FILL_PARTITIONS_PER_OPEN = 2_500
+
+
 def _fill(root: Path, partitions: int, segments: int, segment_bytes: int, log_bytes: int | None = None,
           tail_bytes: int = 0) -> int:
-    """Write the directory; return how many segments it holds."""
+    """Write the directory; return how many segments it holds. The partitions are written
+    FILL_PARTITIONS_PER_OPEN at a time, each lot by a LogManager of its own, so that the
+    written logs' mapped indexes (a descriptor each before Python 3.13) are let go between
+    lots: a reopened log holds one descriptor until its indexes are used."""
     now_ms = int(time.time() * 1000)
     config = LogConfig(segment_bytes=segment_bytes)
     batch_bytes = min(64 * 1024, segment_bytes // 4)
     batch = _batch(now_ms, batch_bytes)
-    manager = LogManager.open(root, config, now_ms=now_ms)
-    for partition in range(partitions):
-        log = manager.get_or_create_log("t", partition, now_ms=now_ms)
-        target = log_bytes if log_bytes is not None else segments * segment_bytes - batch_bytes
-        written = 0
-        while written < target:
-            log.append(bytearray(batch), now_ms=now_ms)
-            written += len(batch)
-        log.flush(now_ms=now_ms)
-    manager.close()
+    for first in range(0, partitions, FILL_PARTITIONS_PER_OPEN):
+        manager = LogManager.open(root, config, now_ms=now_ms)
+        for partition in range(first, min(first + FILL_PARTITIONS_PER_OPEN, partitions)):
+            log = manager.get_or_create_log("t", partition, now_ms=now_ms)
+            target = log_bytes if log_bytes is not None else segments * segment_bytes - batch_bytes
+            written = 0
+            while written < target:
+                log.append(bytearray(batch), now_ms=now_ms)
+                written += len(batch)
+            log.flush(now_ms=now_ms)
+        manager.close()
     if tail_bytes:
         manager = LogManager.open(root, config, now_ms=now_ms)
         log = manager.get_or_create_log("t", 0, now_ms=now_ms)
@@ -190,8 +197,8 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
         except OSError as e:
             if e.errno != errno.EMFILE:
                 raise
-            # an active segment holds three descriptors before Python 3.13 (its .log and one
-            # per index map), one from 3.13 on (storage/index.py, "Descriptors")
+            # a written log's active segment holds three descriptors before Python 3.13 (its
+            # .log and one per index map), one from 3.13 on (storage/index.py, "Descriptors")
             return (f"{label}: FAILED to create: {e.strerror} at {_open_fds()} open descriptors "
                     f"(ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]})")
         if tail_bytes:

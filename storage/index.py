@@ -47,10 +47,19 @@ pays it twice, offset and time index; for the 16 KiB-append benchmark, whose eve
 starts a fresh log, that was ~2 us per append.) When the whole file is wanted -- building
 the offset index's in-memory copy -- `_read_all_entries` asks for it with MADV_WILLNEED.
 
+Mapping. A file is mapped at its first search or its first entry written, not when it is
+opened (Kafka's LazyIndex maps on first use as well): opening reads the file's length and,
+where it must, counts the entries with preads, and the single entries read before a map
+exists -- a start reads the first and last ones of the active segment's indexes -- are
+preads too. So a segment with no index entry to search or write (less than
+`index.interval.bytes` of it appended, as in a partition holding a few records) never maps
+its indexes. A resize unmaps the file; its next use maps it at the new length.
+
 Descriptors. The map needs no open file: the descriptor used to map it is closed at once.
 Python's mmap keeps a duplicate of it for the life of the map, though, until Python 3.13,
 which can be told not to (`trackfd=False`, used where available): an active segment then
 holds one descriptor (its `.log`) instead of three, and so does a broker per partition.
+Before 3.13, a partition holds three only once its active segment's indexes are mapped.
 
 Concurrency: not thread-safe; the broker serializes access per partition.
 """
@@ -77,6 +86,9 @@ _MADV_WILLNEED = getattr(mmap, "MADV_WILLNEED", None)
 # Where mmap can let go of the mapped file's descriptor (see "Descriptors" in the module docstring).
 _MAP_KEEPS_NO_DESCRIPTOR = {"trackfd": False} if sys.version_info >= (3, 13) else {}
 
+# The map of an index that has not needed one yet (see "Mapping" in the module docstring).
+_NOT_MAPPED = object()
+
 
 class IndexFile:
     """A memory-mapped file of fixed-width sorted entries. Subclasses give the layout.
@@ -85,7 +97,7 @@ class IndexFile:
     """
 
     __slots__ = (
-        "_path", "base_offset", "max_index_size_bytes", "writable", "_mmap", "_length",
+        "_path", "base_offset", "max_index_size_bytes", "writable", "_map", "_length",
         "_max_entries", "_entries",
     )
 
@@ -101,7 +113,7 @@ class IndexFile:
         self.base_offset = base_offset
         self.max_index_size_bytes = max_index_size_bytes
         self.writable = writable
-        self._mmap: mmap.mmap | None = None
+        self._map: mmap.mmap | None | object = _NOT_MAPPED   # see `_mmap`
         newly_created = False
         if writable:
             try:
@@ -129,7 +141,6 @@ class IndexFile:
                     entries = whole // self.ENTRY_SIZE
                 os.ftruncate(fd, target)
                 self._length = target
-            self._map_fd(fd)
             self._max_entries = self._length // self.ENTRY_SIZE
             if entries is None:
                 entries = self._count_valid_entries(self._max_entries, fd)
@@ -191,12 +202,11 @@ class IndexFile:
             raise ValueError(f"cannot resize {self.path} below its {self._entries} valid entries")
         if rounded == self._length:
             return False
-        self._unmap()
+        self._unmap()   # (mapped again at its next use, at the new length)
         fd = os.open(self._path, os.O_RDWR)
         try:
             os.ftruncate(fd, rounded)
             self._length = rounded
-            self._map_fd(fd)
         finally:
             os.close(fd)
         self._max_entries = rounded // self.ENTRY_SIZE
@@ -213,8 +223,9 @@ class IndexFile:
 
     def flush(self) -> None:
         """Make the entries and the file's length durable (msync, then fsync)."""
-        if self._mmap is not None:
-            self._mmap.flush()
+        mapped = self._mapped_now()
+        if mapped is not None:
+            mapped.flush()
         fd = os.open(self._path, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -247,9 +258,18 @@ class IndexFile:
     # -- entries --
 
     def _slot_bytes(self, slot: int) -> bytes:
-        assert self._mmap is not None
         start = slot * self.ENTRY_SIZE
-        return self._mmap[start : start + self.ENTRY_SIZE]
+        if self._map is _NOT_MAPPED:
+            # One entry read before any search or write (a start reads the first and last
+            # ones): a pread, which leaves the file unmapped (see "Mapping").
+            fd = os.open(self._path, os.O_RDONLY)
+            try:
+                return os.pread(fd, self.ENTRY_SIZE, start)
+            finally:
+                os.close(fd)
+        mapped = self._mmap
+        assert mapped is not None
+        return mapped[start : start + self.ENTRY_SIZE]
 
     def _write_slot(self, slot: int, data: bytes) -> None:
         if self._mmap is None or slot >= self._max_entries:
@@ -297,15 +317,35 @@ class IndexFile:
     def _round_down(self, size_bytes: int) -> int:
         return max(0, size_bytes) // self.ENTRY_SIZE * self.ENTRY_SIZE
 
-    def _map_fd(self, fd: int) -> None:
+    @property
+    def _mmap(self) -> mmap.mmap | None:
+        """The file's memory map, made on first use (see "Mapping" in the module
+        docstring); None for an empty file, or once the file is let go."""
+        mapped = self._map
+        if mapped is _NOT_MAPPED:
+            mapped = self._map_file()
+        return mapped
+
+    def _mapped_now(self) -> mmap.mmap | None:
+        """The map if one is made, without making it."""
+        mapped = self._map
+        return None if mapped is _NOT_MAPPED else mapped
+
+    def _map_file(self) -> mmap.mmap | None:
         if self._length == 0:
-            self._mmap = None  # mmap cannot map an empty file
-            return
-        access = mmap.ACCESS_WRITE if self.writable else mmap.ACCESS_READ
-        self._mmap = mmap.mmap(fd, self._length, access=access, **_MAP_KEEPS_NO_DESCRIPTOR)
+            self._map = None  # mmap cannot map an empty file
+            return None
+        fd = os.open(self._path, os.O_RDWR if self.writable else os.O_RDONLY)
+        try:
+            access = mmap.ACCESS_WRITE if self.writable else mmap.ACCESS_READ
+            mapped = mmap.mmap(fd, self._length, access=access, **_MAP_KEEPS_NO_DESCRIPTOR)
+        finally:
+            os.close(fd)
         if _MADV_RANDOM is not None:
             # No read-around on page faults (see "Page faults" in the module docstring).
-            self._mmap.madvise(_MADV_RANDOM)
+            mapped.madvise(_MADV_RANDOM)
+        self._map = mapped
+        return mapped
 
     def _read_all_entries(self) -> bytes:
         """The bytes of every valid entry, in one copy. Asks the kernel to read them in
@@ -321,11 +361,13 @@ class IndexFile:
         """Let go of the file for good (close, crash, delete); subclasses drop what they
         keep in memory about it here. (`_unmap` alone is also used by `resize`.)"""
         self._unmap()
+        self._map = None   # not mapped again
 
     def _unmap(self) -> None:
-        if self._mmap is not None:
-            self._mmap.close()
-            self._mmap = None
+        mapped = self._mapped_now()
+        if mapped is not None:
+            mapped.close()
+        self._map = _NOT_MAPPED
 
     def _count_valid_entries(self, slots: int, fd: int) -> int:
         """Entries before the zero tail a crash leaves in a preallocated file. The probes

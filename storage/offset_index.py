@@ -91,7 +91,6 @@ from storage.errors import CorruptIndex, SegmentOffsetOverflow
 from storage.index import RELATIVE_OFFSET_MAX, IndexFile
 
 _ENTRY = struct.Struct(">ii")
-_RELATIVE_OFFSET = struct.Struct(">i")
 _POSITION = struct.Struct(">i")
 _POSITIONS = struct.Struct(">i4xi")   # the positions of two neighbouring entries
 _BIG_ENDIAN = sys.byteorder == "big"
@@ -273,7 +272,7 @@ class OffsetIndex(IndexFile):
         if self._entries == 0:
             return
         last = self.last_entry()
-        if last.offset < self.base_offset or self._relative_offset_at(0) < 0:
+        if last.offset < self.base_offset or self.entry(0).offset < self.base_offset:
             raise CorruptIndex(f"index file {self.path} has offsets below its base offset {self.base_offset}")
         if log_size_bytes is not None and last.position >= max(log_size_bytes, 1):
             raise CorruptIndex(
@@ -281,11 +280,7 @@ class OffsetIndex(IndexFile):
                 f"its log ({log_size_bytes} bytes)"
             )
 
-    def _relative_offset_at(self, slot: int) -> int:
-        assert self._mmap is not None
-        return _RELATIVE_OFFSET.unpack_from(self._mmap, slot * 8)[0]
-
     def _read_last_offset(self) -> int:
         if self._entries == 0:
             return self.base_offset
-        return self.base_offset + self._relative_offset_at(self._entries - 1)
+        return self.entry(self._entries - 1).offset

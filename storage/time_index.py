@@ -151,13 +151,13 @@ class TimeIndex(IndexFile):
             )
         if self._entries == 0:
             return
-        last = self._last_entry
-        if last.timestamp_ms < self._timestamp_at(0):
+        last, first = self._last_entry, self.entry(0)
+        if last.timestamp_ms < first.timestamp_ms:
             raise CorruptIndex(
                 f"time index file {self.path}: last timestamp {last.timestamp_ms} is below the "
-                f"first {self._timestamp_at(0)}"
+                f"first {first.timestamp_ms}"
             )
-        if last.offset < self.base_offset or self._relative_offset_at(0) < 0:
+        if last.offset < self.base_offset or first.offset < self.base_offset:
             raise CorruptIndex(f"time index file {self.path} has offsets below its base offset {self.base_offset}")
 
     def _timestamp_at(self, slot: int) -> int:

@@ -407,7 +407,10 @@ def _open_files_in(dir) -> list[str]:
 @pytest.mark.parametrize("clean", [True, False])
 def test_a_start_opens_only_the_active_segment_and_an_old_one_on_its_first_read(tmp_path, clean):
     """Kafka's LazyIndex, and for the `.log` of old segments too: a start touches the
-    files of the active segment; an old segment's files open when it is read."""
+    files of the active segment; an old segment's files open when it is read. The active
+    segment's indexes are mapped only where the start wrote them (recovery rebuilt them);
+    after a clean stop they are read with preads and left unmapped (storage/index.py,
+    "Mapping")."""
     dir = tmp_path / "t-0"
     recovery_point = 0
     if clean:
@@ -419,8 +422,8 @@ def test_a_start_opens_only_the_active_segment_and_an_old_one_on_its_first_read(
         assert len(log.segments) > 3
         active = log.active_segment
         prefix = f"{active.base_offset:020d}"
-        assert _open_files_in(dir) == sorted([prefix + ".index", prefix + ".log", prefix + ".timeindex"]), \
-            "only the active segment's files are open"
+        expected = [prefix + ".log"] if clean else [prefix + ".index", prefix + ".log", prefix + ".timeindex"]
+        assert _open_files_in(dir) == sorted(expected), "only the active segment's files are open"
         first = log.segments[0]
         records = records_of(log.read(first.base_offset, 100).read_bytes())
         assert records[0].offset == first.base_offset
