@@ -53,7 +53,9 @@ where it must, counts the entries with preads, and the single entries read befor
 exists -- a start reads the first and last ones of the active segment's indexes -- are
 preads too. So a segment with no index entry to search or write (less than
 `index.interval.bytes` of it appended, as in a partition holding a few records) never maps
-its indexes. A resize unmaps the file; its next use maps it at the new length.
+its indexes. A resize unmaps the file, and so does the end of a log's start for every
+index the start searched or rebuilt (storage/recovery.py): a start leaves no index mapped.
+The next use maps the file again.
 
 Descriptors. The map needs no open file: the descriptor used to map it is closed at once.
 Python's mmap keeps a duplicate of it for the life of the map, though, until Python 3.13,
@@ -202,7 +204,7 @@ class IndexFile:
             raise ValueError(f"cannot resize {self.path} below its {self._entries} valid entries")
         if rounded == self._length:
             return False
-        self._unmap()   # (mapped again at its next use, at the new length)
+        self.unmap()   # (mapped again at its next use, at the new length)
         fd = os.open(self._path, os.O_RDWR)
         try:
             os.ftruncate(fd, rounded)
@@ -359,11 +361,12 @@ class IndexFile:
 
     def _release(self) -> None:
         """Let go of the file for good (close, crash, delete); subclasses drop what they
-        keep in memory about it here. (`_unmap` alone is also used by `resize`.)"""
-        self._unmap()
+        keep in memory about it here. (`unmap` alone is also used by `resize`.)"""
+        self.unmap()
         self._map = None   # not mapped again
 
-    def _unmap(self) -> None:
+    def unmap(self) -> None:
+        """Let go of the map, not of the file: its next use maps it again."""
         mapped = self._mapped_now()
         if mapped is not None:
             mapped.close()

@@ -222,6 +222,11 @@ def load_log(
         )
         report.producer_snapshot_offset = producer_state.loaded_snapshot_offset
 
+    # What the start read or rebuilt is in the kernel's hands: no index stays mapped (a map
+    # holds a descriptor before Python 3.13; storage/index.py, "Mapping").
+    for segment in segments.values():
+        segment.unmap_indexes()
+
     level = logging.DEBUG
     if report.dropped_data or report.errors:
         level = logging.WARNING

@@ -625,6 +625,14 @@ class LogSegment:
         self.offset_index.resize(size_bytes)
         self.time_index.resize(size_bytes)
 
+    def unmap_indexes(self) -> None:
+        """Let go of the indexes' maps, not of their files: their next use maps them again
+        (storage/index.py, "Mapping")."""
+        if self._offset_index is not None:
+            self._offset_index.unmap()
+        if self._time_index is not None:
+            self._time_index.unmap()
+
     def prepare_for_appends(self) -> None:
         """Make a segment the active one: preallocate its indexes. The bytes counted
         towards the next index entry are those appended by this process only (see
