@@ -188,9 +188,10 @@ def _measure(name: str, partitions: int, cpus) -> str:
 
 
 def _descriptors(pid: int | None) -> str:
-    """The broker's open files against its limit: pylog holds three per partition before
-    Python 3.13 (the active segment's .log, and Python's mmap keeps a descriptor per index
-    map), one from 3.13 on (storage/index.py, "Descriptors")."""
+    """The broker's open files against its limit: pylog holds one per partition (the active
+    segment's .log) while the partition's indexes are not mapped, as with one record each
+    here, and before Python 3.13 three once they are (Python's mmap keeps a descriptor per
+    map; storage/index.py, "Mapping" and "Descriptors")."""
     try:
         count = len(os.listdir(f"/proc/{pid}/fd"))
         with open(f"/proc/{pid}/limits") as limits:
