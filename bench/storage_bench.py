@@ -8,17 +8,14 @@ Each line names its goal (from issue 3) and says whether this run met it:
                 plain `os.write` appends of the same bytes to a file in the same
                 directory (goal >= 0.8). The batch is a bytearray, as the broker holds
                 produced data, so the append validates it (CRC-32C), stamps its base
-                offset in place, writes it and adds index entries, all timed. A first
-                line says whether Log.append had its compiled common case
-                (storage/_append.c) or only the Python code. Both write from that one
-                buffer: where the source bytes sit matters to the kernel's copy (a
-                1 MiB write from an address 16 bytes past a 64-byte boundary took
-                ~200 us, from one 32 bytes past it ~163 us, measured here), so a
-                baseline written from a separate `bytes` copy would measure the two
-                buffers' alignment as much as the log. A second, untargeted line per
-                size gives, timed in the same rounds, Log.append with the Python code
-                alone (the extension switched off), and the least any append can cost
-                from Python: validate_batch, stamp the base offset, os.pwrite, and
+                offset in place, writes it and adds index entries, all timed. Both
+                write from that one buffer: where the source bytes sit matters to the
+                kernel's copy (a 1 MiB write from an address 16 bytes past a 64-byte
+                boundary took ~200 us, from one 32 bytes past it ~163 us, measured
+                here), so a baseline written from a separate `bytes` copy would measure
+                the two buffers' alignment as much as the log. A second, untargeted
+                line per size gives, timed in the same rounds, the least any append can
+                cost from Python: validate_batch, stamp the base offset, os.pwrite, and
                 nothing else.
     read        the median time of `Log.read(offset, 1 MiB)` at a random offset, in a
                 16 MiB log and in a 2 GiB log, and their ratio (goal <= 1.2): the cost
@@ -141,13 +138,9 @@ def _timed(function) -> float:
 # Appends
 
 
-def _log_append_seconds(dir: Path, batch: bytearray, count: int, *, compiled: bool = True) -> float:
-    """`count` appends of `batch` to a new log; `compiled=False` keeps storage._append
-    out of it (the Python code alone)."""
+def _log_append_seconds(dir: Path, batch: bytearray, count: int) -> float:
+    """`count` appends of `batch` to a new log."""
     log = Log.open(dir, LogConfig(), now_ms=NOW_MS)
-    saved = log_module.compiled_append
-    if not compiled:
-        log_module.compiled_append = None
     try:
         def appends():
             for _ in range(count):
@@ -157,7 +150,6 @@ def _log_append_seconds(dir: Path, batch: bytearray, count: int, *, compiled: bo
         assert log.log_end_offset > 0
         return seconds
     finally:
-        log_module.compiled_append = saved
         log.close_handlers()  # no fsync: the pages are dropped with the files
         shutil.rmtree(dir, ignore_errors=True)
 
@@ -202,9 +194,7 @@ def _least_append_seconds(path: Path, batch: bytearray, count: int) -> float:
 
 
 def append_lines(root: Path) -> list[str]:
-    compiled = log_module.compiled_append is not None
-    path = "C append path (storage/_append.c)" if compiled else "Python only: storage._append not built"
-    lines = [f"(Log.append below: {path})"]
+    lines = []
     for batch_bytes, value_bytes, round_bytes in APPEND_CASES:
         batch = make_batch(batch_bytes, value_bytes)
         data = batch  # the same buffer (see "append" in the module docstring)
@@ -213,10 +203,9 @@ def append_lines(root: Path) -> list[str]:
         log_dir = root / f"append-{batch_bytes}-0"
         # Warm-up: one short round of each, untimed.
         _log_append_seconds(log_dir, batch, max(1, count // 8))
-        _log_append_seconds(log_dir, batch, max(1, count // 8), compiled=False)
         log_dir.mkdir(parents=True, exist_ok=True)
         _os_write_seconds(log_dir / "plain-write.bin", data, max(1, count // 8))
-        log_rates, write_rates, ratios, python_ratios, python_us, least_ratios, least_us = [], [], [], [], [], [], []
+        log_rates, write_rates, ratios, least_ratios, least_us = [], [], [], [], []
         for round in range(APPEND_ROUNDS):
             # Which goes first alternates: the first writer of a round pays for reclaiming
             # the pages of the files deleted just before.
@@ -225,15 +214,12 @@ def append_lines(root: Path) -> list[str]:
             log_dir.mkdir(parents=True, exist_ok=True)  # the plain files sit in the same directory
             write_seconds = _os_write_seconds(log_dir / "plain-write.bin", data, count)
             least_seconds = _least_append_seconds(log_dir / "least-append.bin", batch, count)
-            python_seconds = _log_append_seconds(log_dir / "python", batch, count, compiled=False)
             if round % 2 == 1:
                 log_seconds = _log_append_seconds(log_dir, batch, count)
             shutil.rmtree(log_dir, ignore_errors=True)
             log_rates.append(mb_per_s(count * batch_bytes, log_seconds))
             write_rates.append(mb_per_s(count * batch_bytes, write_seconds))
             ratios.append(write_seconds / log_seconds)
-            python_ratios.append(write_seconds / python_seconds)
-            python_us.append(python_seconds / count * 1e6)
             least_ratios.append(write_seconds / least_seconds)
             least_us.append(least_seconds / count * 1e6)
         ratio = statistics.median(ratios)
@@ -246,8 +232,7 @@ def append_lines(root: Path) -> list[str]:
             f"paired ratios of the {APPEND_ROUNDS} rounds {min(ratios):.2f}-{max(ratios):.2f})"
         )
         lines.append(
-            f"  (for scale, in the same rounds: the Python code alone, {statistics.median(python_us):,.1f} us "
-            f"per append: ratio {statistics.median(python_ratios):.2f}; validate_batch + stamp + os.pwrite "
+            f"  (for scale, in the same rounds: validate_batch + stamp + os.pwrite "
             f"from Python, with no offsets, index entries, roll checks or result, "
             f"{statistics.median(least_us):,.1f} us: ratio {statistics.median(least_ratios):.2f})"
         )

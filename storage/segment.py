@@ -56,7 +56,8 @@ segments that need no recovery are trusted, as Kafka trusts them.
 Opening. A segment created here (a roll, a new log) opens its files at once. A segment a
 start finds on disk (`lazy`) opens its `.log` on its first use, and each index is mapped
 on its first search (Kafka's LazyIndex): a start touches the active segment only, whose
-indexes `prepare_for_appends` maps at their preallocated size.
+indexes `prepare_for_appends` preallocates; an index file is mapped only at its first
+search or entry written (storage/index.py, "Mapping").
 
 Concurrency: not thread-safe; the broker serializes access per partition. A FetchResult's
 file descriptor stays valid until the segment is closed or deleted (deletion closes it
