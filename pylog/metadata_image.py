@@ -39,8 +39,9 @@ A record the current image cannot take (fencing a broker that is not registered 
 epoch differs, a partition of an unknown topic, removing an unknown topic, a field value
 outside its enumeration) raises `MetadataImageError`, and the image is then as it was
 before that record. `apply_batch(..., on_record_fault=f)` reports such a record to `f` and
-goes on with the next (a broker's metadata loader, which Kafka does not stop for it). Raft's control records (LeaderChange, snapshot header and footer,
-KRaft version, voters) move only `offset` and `epoch`.
+goes on with the next (a broker's metadata loader, which Kafka does not stop for it).
+Raft's control records (LeaderChange, snapshot header and footer, KRaft version, voters)
+move only `offset` and `epoch`.
 
 The image is a plain in-memory structure, no I/O; one owner mutates it (the metadata
 loader), which serializes access. Registrations are frozen: a change replaces the object,

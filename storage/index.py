@@ -108,7 +108,7 @@ class IndexFile:
     def __init__(self, path: str | os.PathLike, base_offset: int, max_index_size_bytes: int, *,
                  writable: bool = True, preallocate: bool = False):
         """`preallocate`: open the index of the active segment at its full size at once
-        (`resize` to `max_index_size_bytes` would map the file a second time)."""
+        (a `resize` to `max_index_size_bytes` after the open would truncate it twice)."""
         # (kept as a string: a start opens two indexes per partition, and a Path costs
         # microseconds to build)
         self._path = os.fspath(path)
@@ -322,7 +322,8 @@ class IndexFile:
     @property
     def _mmap(self) -> mmap.mmap | None:
         """The file's memory map, made on first use (see "Mapping" in the module
-        docstring); None for an empty file, or once the file is let go."""
+        docstring); None for an empty file, or once the file is let go (`_map` is None
+        only then)."""
         mapped = self._map
         if mapped is _NOT_MAPPED:
             mapped = self._map_file()
@@ -335,8 +336,7 @@ class IndexFile:
 
     def _map_file(self) -> mmap.mmap | None:
         if self._length == 0:
-            self._map = None  # mmap cannot map an empty file
-            return None
+            return None  # mmap cannot map an empty file (left unmapped: a resize may grow it)
         fd = os.open(self._path, os.O_RDWR if self.writable else os.O_RDONLY)
         try:
             access = mmap.ACCESS_WRITE if self.writable else mmap.ACCESS_READ
@@ -366,9 +366,12 @@ class IndexFile:
         self._map = None   # not mapped again
 
     def unmap(self) -> None:
-        """Let go of the map, not of the file: its next use maps it again."""
-        mapped = self._mapped_now()
-        if mapped is not None:
+        """Let go of the map, not of the file: its next use maps it again (not once the
+        file is let go: `_release`)."""
+        mapped = self._map
+        if mapped is None:
+            return   # let go for good
+        if mapped is not _NOT_MAPPED:
             mapped.close()
         self._map = _NOT_MAPPED
 

@@ -289,3 +289,32 @@ def test_read_only_index_does_not_create_files(tmp_path):
     assert list(reader) == [OffsetPosition(5, 100)]
     reader.close()
     assert (tmp_path / "x.index").stat().st_size == 8
+
+
+def _mapped(path: Path) -> bool:
+    with open("/proc/self/maps") as maps:
+        return any(line.rstrip().endswith(str(path)) for line in maps)
+
+
+def test_an_index_is_mapped_at_its_first_search_or_entry_and_never_after_it_is_closed(tmp_path):
+    """storage/index.py, "Mapping": opening reads with preads; a search or an entry written
+    maps the file; `unmap` lets the map go until the next use; a closed index stays unmapped."""
+    path = tmp_path / "00000000000000000000.index"
+    index = OffsetIndex(path, 0, 4096, preallocate=True)
+    assert not _mapped(path)
+    index.append(10, 100)
+    assert _mapped(path)
+    index.close()
+    reopened = OffsetIndex(path, 0, 4096, preallocate=True)
+    assert reopened.entries == 1 and reopened.last_entry() == OffsetPosition(10, 100)
+    reopened.sanity_check(log_size_bytes=200)
+    assert not _mapped(path)   # the open, its last entry and the checks: preads only
+    assert reopened.lookup(15) == OffsetPosition(10, 100)
+    assert _mapped(path)
+    reopened.unmap()
+    assert not _mapped(path)
+    assert reopened.lookup(15) == OffsetPosition(10, 100)   # mapped again
+    reopened.close()
+    reopened.unmap()
+    assert not _mapped(path)
+    assert reopened._mmap is None and not _mapped(path)   # a closed index is not mapped again
