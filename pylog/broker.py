@@ -326,10 +326,8 @@ class Broker:
         survive (see pylog/metadata_follower.py): say the second, once, with its cause."""
         if task.cancelled() or task.exception() is None:
             return
-        follower = self.metadata_follower
-        offset = follower.image.offset if follower is not None else -1
         log.error("broker %d stopped following the cluster metadata after offset %d: %s",
-                  self.node_id, offset, task.exception(), exc_info=task.exception())
+                  self.node_id, self.metadata_follower.image.offset, task.exception(), exc_info=task.exception())
 
     def _stray_reason(self, image: MetadataImage, topic: str, index: int, path: Path) -> str | None:
         """Why a partition directory found at start is not a log this node hosts, or None."""

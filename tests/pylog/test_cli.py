@@ -157,7 +157,7 @@ def _soft_open_files_limit(pid: int) -> int:
 def test_serve_raises_its_open_files_limit_to_the_hard_limit(tmp_path):
     """As the JVM does for Kafka (MaxFDLimit): started under a soft limit of 64 open files,
     `pylog serve` runs with the hard limit, and hosts 80 partitions (a descriptor each for
-    the active segment's .log, and before Python 3.13 two more for its index maps)."""
+    the active segment's .log; before Python 3.13, two more once its indexes are mapped)."""
     import resource
 
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
