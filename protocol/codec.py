@@ -10,12 +10,15 @@ Theory of operation
 A message class describes itself with `FIELDS` (see `protocol/schema.py`). Walking
 that description for every field of every request would cost a dictionary lookup, a
 version comparison and a type dispatch per field, and Produce and Fetch arrive many
-thousand times a second. So the walk happens once per (message class, version): this
-module writes the Python source of a decoder and an encoder for that version — fields
-absent in the version left out, runs of fixed-width fields folded into one
-`struct.Struct` call, arrays of integers read with one `unpack_from` — compiles it
-with `exec`, and caches the functions. `source()` returns that text, which is the
-most direct way to see what a version of a message looks like on the wire.
+thousand times a second. So the walk happens once per (message class, version,
+direction): this module writes the Python source of a decoder, or of an encoder, for
+that version — fields absent in the version left out, runs of fixed-width fields folded
+into one `struct.Struct` call, arrays of integers read with one `unpack_from` —
+compiles it with `exec`, and caches the function. The two directions are compiled
+apart, each at its first use: a broker decodes requests and encodes responses, a client
+the other way round, and writing the metadata log only encodes. `source()` returns the
+text of both, which is the most direct way to see what a version of a message looks
+like on the wire.
 
 Rules the compiled code follows (Kafka's, see `protocol/primitives.py`):
 
@@ -51,8 +54,10 @@ from protocol.schema import NEW, Array, Field, Message, Struct, in_versions
 _FIXED = {"bool": "?", "int8": "b", "int16": "h", "uint16": "H", "int32": "i", "int64": "q", "float64": "d"}
 _SIZES = {"?": 1, "b": 1, "h": 2, "H": 2, "i": 4, "q": 8, "d": 8}
 
+DECODE, ENCODE = "decode", "encode"
+
 _lock = threading.Lock()
-_compiled: dict[tuple[type, int], tuple] = {}
+_compiled: dict[tuple[type, int, str], tuple] = {}   # (class, version, direction) -> (function, source)
 
 
 def _helpers() -> dict:
@@ -115,12 +120,12 @@ def encode(message: Struct, version: int, out: bytearray | None = None) -> bytea
     """Encode `message` at `version`; appends to `out` if given, and returns it."""
     if out is None:
         out = bytearray()
-    _functions(type(message), version)[1](out, message)
+    _compiled_for(type(message), version, ENCODE)[0](out, message)
     return out
 
 
 def encode_into(out: bytearray, message: Struct, version: int) -> None:
-    _functions(type(message), version)[1](out, message)
+    _compiled_for(type(message), version, ENCODE)[0](out, message)
 
 
 def decode(cls: type[Message], data, version: int, position: int = 0):
@@ -132,7 +137,7 @@ def decode(cls: type[Message], data, version: int, position: int = 0):
 def decode_from(cls: type[Message], data, version: int, position: int = 0):
     """Decode one `cls` at `version` starting at `position`; return (message, end position)."""
     buf = data if isinstance(data, memoryview) else memoryview(data)
-    decoder = _functions(cls, version)[0]
+    decoder = _compiled_for(cls, version, DECODE)[0]
     try:
         return decoder(buf, position)
     except (struct.error, IndexError):
@@ -144,8 +149,8 @@ def decode_from(cls: type[Message], data, version: int, position: int = 0):
 
 
 def source(cls: type[Message], version: int) -> str:
-    """The Python source compiled for `cls` at `version` (decoder and encoder)."""
-    return _functions(cls, version)[2]
+    """The Python source compiled for `cls` at `version` (decoder, then encoder)."""
+    return _compiled_for(cls, version, DECODE)[1] + "\n" + _compiled_for(cls, version, ENCODE)[1]
 
 
 def check_version(cls: type[Message], version: int) -> None:
@@ -154,8 +159,10 @@ def check_version(cls: type[Message], version: int) -> None:
         raise UnsupportedVersion(cls.schema_name, version, cls.valid_versions)
 
 
-def _functions(cls: type[Message], version: int) -> tuple:
-    key = (cls, version)
+def _compiled_for(cls: type[Message], version: int, direction: str) -> tuple:
+    """(function, its source) for `cls` at `version`, DECODE or ENCODE; compiled at the
+    first call."""
+    key = (cls, version, direction)
     found = _compiled.get(key)
     if found is not None:
         return found
@@ -163,13 +170,13 @@ def _functions(cls: type[Message], version: int) -> tuple:
     with _lock:
         found = _compiled.get(key)
         if found is None:
-            found = _Compiler(cls, version).compile()
+            found = _Compiler(cls, version).compile(direction)
             _compiled[key] = found
     return found
 
 
 # ---------------------------------------------------------------------------------------
-# The compiler: one instance per (message class, version)
+# The compiler: one instance per (message class, version, direction)
 
 
 class _Compiler:
@@ -183,13 +190,13 @@ class _Compiler:
         self.encoders: dict[type, str] = {}
         self.counter = 0
 
-    def compile(self) -> tuple:
-        top_decoder = self.decoder_for(self.cls)
-        top_encoder = self.encoder_for(self.cls)
+    def compile(self, direction: str) -> tuple:
+        """(the decoder or the encoder of the whole message, the source written for it)."""
+        top = self.decoder_for(self.cls) if direction == DECODE else self.encoder_for(self.cls)
         text = "\n".join(self.lines) + "\n"
-        code = compile(text, f"<codec {self.cls.schema_name} v{self.version}>", "exec")
+        code = compile(text, f"<codec {self.cls.schema_name} v{self.version} {direction}>", "exec")
         exec(code, self.namespace)
-        return self.namespace[top_decoder], self.namespace[top_encoder], text
+        return self.namespace[top], text
 
     # -- naming ------------------------------------------------------------------------
 

@@ -73,7 +73,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
+from protocol import messages
 from storage.config import LogConfig
 from storage.manager import LogManager
 
@@ -81,29 +81,9 @@ from pylog.clock import now_ms
 from pylog.config import BrokerConfig
 from pylog.coordinator import OFFSETS_TOPIC
 from pylog.delayed import DataWaiters
-from pylog.dispatch import Api, Dispatcher
+from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher, OnFirstRequest
 from pylog.errors import BrokerError
-from pylog.handlers import (
-    api_versions,
-    configs as config_handlers,
-    delete_records,
-    describe_client_quotas,
-    describe_cluster,
-    describe_producers,
-    list_config_resources,
-    describe_topic_partitions,
-    fetch,
-    find_coordinator,
-    groups as group_handlers,
-    init_producer_id,
-    list_offsets,
-    log_dirs,
-    metadata as metadata_handler,
-    offset_for_leader_epoch,
-    offsets as offset_handlers,
-    produce,
-    topics as topic_handlers,
-)
+from pylog.handlers import SERVED, api_versions
 from pylog.high_watermarks import HighWatermarkCheckpoint
 from pylog.dynamic_broker_config import DynamicBrokerConfig, dynamic_broker_configs
 from pylog.log_cleaner import LogCleaner
@@ -118,21 +98,19 @@ from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, SUPPORTED_FEATURES, Br
 from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.controller.quorum_controller import QuorumController
 from pylog.controller_channel import LocalControllerChannel, RemoteControllerChannel, controller_address
-from pylog.metadata_follower import MetadataFollower
-from pylog.metadata_image import MetadataImage
+from pylog.metadata_image import NO_LEADER, MetadataImage
 from pylog.metadata_publisher import MetadataPublisher
 from pylog.network_client import NodeUnavailable
-from pylog.partition import Partition
 from pylog.replication.alter_partition_manager import AlterPartitionManager
 from pylog.replication.fetcher_manager import FetcherManager
-from pylog.replication.partition_state import NO_LEADER
-from pylog.replication.replica_fetcher import FetcherConfig
 from pylog.producer_ids import ProducerIdManager
 from pylog.server import Server, start_server
 
 if TYPE_CHECKING:
     from pylog.coordinator.coordinator import GroupCoordinator
     from pylog.coordinator.offsets import OffsetStore
+    from pylog.metadata_follower import MetadataFollower
+    from pylog.partition import Partition
 
 log = logging.getLogger("pylog.broker")
 
@@ -172,7 +150,7 @@ class Broker:
         self.log_dir_failures = LogDirFailures(config.log_dirs[0])
         self.high_watermarks: HighWatermarkCheckpoint | None = None
         self._checkpointed_high_watermarks: dict[tuple[str, int], int] = {}
-        self.fetcher_manager = FetcherManager(self, FetcherConfig.from_broker_config(config))
+        self.fetcher_manager = FetcherManager(self)
         self.alter_partition_manager = AlterPartitionManager(self, config.replica_lag_time_max_ms)
         self._offset_store: OffsetStore | None = None              # with the group coordinator, on first use
         self._group_coordinator: GroupCoordinator | None = None
@@ -181,28 +159,12 @@ class Broker:
             self.dispatcher.apis[api.key] = api
 
     def _apis(self) -> list[Api]:
-        """The served APIs and the versions advertised for each."""
-        return [
-            Api(18, 0, 4, api_versions.make_handler(self.dispatcher, self.node_features)),
-            Api(3, 0, 13, metadata_handler.make_handler(self)),
-            Api(0, 3, 13, produce.make_handler(self)),
-            Api(1, 4, 18, fetch.make_handler(self)),
-            Api(2, 0, 10, list_offsets.make_handler(self)),
-            Api(23, 0, 4, offset_for_leader_epoch.make_handler(self)),
-            Api(22, 0, 5, init_producer_id.make_handler(self)),
-            Api(10, 0, 6, find_coordinator.make_handler(self)),
-            *topic_handlers.apis(self),
-            *config_handlers.apis(self),
-            *group_handlers.apis(self),
-            *offset_handlers.apis(self),
-            *delete_records.apis(self),
-            *log_dirs.apis(self),
-            *describe_topic_partitions.apis(self),
-            *describe_cluster.apis(self),
-            *describe_producers.apis(self),
-            *list_config_resources.apis(self),
-            *describe_client_quotas.apis(self),
-        ]
+        """The served APIs and the versions advertised for each (`pylog/handlers/__init__.py`).
+        Each handler but ApiVersions' is made, its module imported, at the first request
+        for its API."""
+        return [Api(API_VERSIONS_KEY, 0, 4, api_versions.make_handler(self.dispatcher, self.node_features))] + [
+            Api(key, low, high, OnFirstRequest(f"pylog.handlers.{module}", factory, self))
+            for key, low, high, module, factory in SERVED]
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -245,6 +207,7 @@ class Broker:
             # own network client): a controller answers a connection's requests in order, so
             # a registration, heartbeat or forwarded request behind a long-polling Fetch
             # would wait out its max_wait_ms.
+            from pylog.metadata_follower import MetadataFollower   # a broker-only node's
             self.metadata_follower = MetadataFollower(
                 MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms),
                 RemoteControllerChannel(address, client_id=f"raft-client-{self.node_id}"), now_ms=now_ms)
@@ -498,10 +461,11 @@ class Broker:
                            replication_factor: int = -1) -> TopicInfo:
         """Create a topic through the controller (CreateTopics) and return it once this
         broker's metadata has it; BrokerError with the controller's answer otherwise."""
-        topic = CreateTopicsRequest.CreatableTopic(
+        request = messages.CreateTopicsRequest   # (message classes load at their first use)
+        topic = request.CreatableTopic(
             name=name, num_partitions=num_partitions, replication_factor=replication_factor,
-            configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])
-        response = await self.forward(CreateTopicsRequest(topics=[topic], timeout_ms=30_000), CREATE_TOPICS_VERSION)
+            configs=[request.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])
+        response = await self.forward(request(topics=[topic], timeout_ms=30_000), CREATE_TOPICS_VERSION)
         result = response.topics[0]
         if result.error_code not in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS) or name not in self.metadata.topics:
             raise BrokerError(result.error_code or ErrorCode.UNKNOWN_SERVER_ERROR,
@@ -512,14 +476,16 @@ class Broker:
         return self.metadata.topics[name]
 
     async def delete_topic(self, name: str) -> None:
-        response = await self.forward(DeleteTopicsRequest(topic_names=[name], timeout_ms=30_000), DELETE_TOPICS_VERSION)
+        response = await self.forward(messages.DeleteTopicsRequest(topic_names=[name], timeout_ms=30_000),
+                                      DELETE_TOPICS_VERSION)
         result = response.responses[0]
         if result.error_code != ErrorCode.NONE:
             raise BrokerError(result.error_code, result.error_message or f"topic {name!r} was not deleted")
 
     async def create_partitions(self, name: str, total: int) -> None:
-        response = await self.forward(CreatePartitionsRequest(
-            topics=[CreatePartitionsRequest.CreatePartitionsTopic(name=name, count=total, assignments=None)],
+        request = messages.CreatePartitionsRequest
+        response = await self.forward(request(
+            topics=[request.CreatePartitionsTopic(name=name, count=total, assignments=None)],
             timeout_ms=30_000, validate_only=False), CREATE_PARTITIONS_VERSION)
         result = response.results[0]
         if result.error_code != ErrorCode.NONE:
@@ -545,6 +511,7 @@ class Broker:
             partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())
             if not (partition_log.dir / PARTITION_METADATA).exists():
                 write_partition_metadata(partition_log.dir, topic_id)
+            from pylog.partition import Partition   # imported with the first partition
             partition = Partition(
                 topic, index, partition_log, self.node_id, self.waiters, leader_epoch=None,
                 high_watermark=self._checkpointed_high_watermarks.get((topic, index), 0),

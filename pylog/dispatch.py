@@ -13,6 +13,12 @@ Rules (Kafka's):
 - A handler returns the response message, or None for "no response" (Produce with
   acks=0).
 
+A handler may be registered as `OnFirstRequest(module, factory, *args)`: its module is
+imported and `factory(*args)` called when the first request for that API arrives, and
+the dispatcher keeps what it returns. The broker registers every API but ApiVersions
+that way (`pylog/handlers/__init__.py`), so a starting broker does not import the code
+of APIs nobody has called yet.
+
 `Dispatcher.handle` is a coroutine because some handlers wait (long-poll Fetch,
 acks=all Produce, JoinGroup). The connection calls it for one request at a time, so
 responses leave in request order.
@@ -20,6 +26,7 @@ responses leave in request order.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from dataclasses import dataclass
 from typing import Awaitable, Callable
@@ -56,6 +63,23 @@ class RequestContext:
 Handler = Callable[[Message, RequestContext], Awaitable[Message | None]]
 
 
+class OnFirstRequest:
+    """A handler not made yet: `module.factory(*args)`, called at the first request."""
+
+    __slots__ = ("module", "factory", "args")
+
+    def __init__(self, module: str, factory: str, *args):
+        self.module = module
+        self.factory = factory
+        self.args = args
+
+    def make(self) -> Handler:
+        return getattr(importlib.import_module(self.module), self.factory)(*self.args)
+
+    def __repr__(self) -> str:
+        return f"OnFirstRequest({self.module}.{self.factory})"
+
+
 @dataclass(frozen=True)
 class Api:
     """A served API: its handler and the versions pylog advertises."""
@@ -63,7 +87,7 @@ class Api:
     key: int
     min_version: int
     max_version: int
-    handler: Handler
+    handler: Handler | OnFirstRequest
 
 
 class Dispatcher:
@@ -96,11 +120,20 @@ class Dispatcher:
             raise CloseConnection(
                 f"API key {api.key} version {version} is outside the served range "
                 f"{api.min_version}-{api.max_version}")
+        handler = api.handler
+        if type(handler) is OnFirstRequest:
+            handler = self.make_handler(api)
         context = RequestContext(header, version, client_host, client_port)
-        response = await api.handler(body, context)
+        response = await handler(body, context)
         if response is None:
             return None
         return headers.encode_response_frame(header.correlation_id, api.key, version, response)
+
+    def make_handler(self, api: Api) -> Handler:
+        """Make a handler registered as `OnFirstRequest`, and keep it for what follows."""
+        handler = api.handler.make()
+        self.apis[api.key] = Api(api.key, api.min_version, api.max_version, handler)
+        return handler
 
     def api_versions_fallback(self, correlation_id: int) -> bytearray:
         """KIP-511: UNSUPPORTED_VERSION in a v0 body that lists the ApiVersions range."""

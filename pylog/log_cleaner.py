@@ -63,7 +63,6 @@ import time
 from contextlib import contextmanager
 
 from storage.cleaner.checkpoint import CleanerCheckpoint
-from storage.cleaner.cleanable import cleanable_range, filthiest
 
 from pylog.clock import now_ms
 from pylog.log_retention import retention_pass
@@ -202,23 +201,33 @@ class LogCleaner:
             if not cleaned:
                 await asyncio.sleep(backoff_s)
 
-    def _candidates(self, now: int):
+    def _compacted_partitions(self) -> list:
+        """The partitions a pass may clean: compacted, open, not cleaned or paused now."""
+        return [partition for key, partition in self.broker.partitions.items()
+                if not partition.log.closed and partition.log.config.compact
+                and key not in self.in_progress and key not in self._paused]
+
+    def _candidates(self, partitions: list, now: int):
+        from storage.cleaner.cleanable import cleanable_range
         offsets = self.checkpoint.read()
-        for key, partition in self.broker.partitions.items():
+        for partition in partitions:
             partition_log = partition.log
-            if partition_log.closed or not partition_log.config.compact or key in self.in_progress \
-                    or key in self._paused:
-                continue
             found = cleanable_range(
                 partition_log.segments, partition_log.config, log_start_offset=partition_log.log_start_offset,
-                log_end_offset=partition_log.log_end_offset, checkpoint_offset=offsets.get(key), now_ms=now,
+                log_end_offset=partition_log.log_end_offset, checkpoint_offset=offsets.get(partition.key), now_ms=now,
                 last_stable_offset=partition.last_stable_offset)
             yield partition, found, partition_log.config.min_cleanable_dirty_ratio
 
     async def clean_filthiest_log(self) -> bool:
         """One pass over the filthiest cleanable log; whether one was cleaned."""
+        partitions = self._compacted_partitions()
+        if not partitions:
+            return False
+        # the choice, imported with the first compacted log (a broker without one, as a
+        # fresh one is, never imports the cleaner)
+        from storage.cleaner.cleanable import filthiest
         now = now_ms()
-        chosen = filthiest(self._candidates(now))
+        chosen = filthiest(self._candidates(partitions, now))
         if chosen is None:
             return False
         # the copy and the swap, imported with the first log there is to clean

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable, Container, Iterable
+from typing import TYPE_CHECKING, Callable, Container, Iterable
 
 from pylog.clock import now_ms
-from pylog.partition import Partition
+
+if TYPE_CHECKING:
+    from pylog.partition import Partition
 
 log = logging.getLogger("pylog.log_retention")
 

@@ -100,7 +100,7 @@ class IndexFile:
 
     __slots__ = (
         "_path", "base_offset", "max_index_size_bytes", "writable", "_map", "_length",
-        "_max_entries", "_entries",
+        "_max_entries", "_entries", "_unflushed",
     )
 
     ENTRY_SIZE: ClassVar[int]
@@ -116,6 +116,7 @@ class IndexFile:
         self.max_index_size_bytes = max_index_size_bytes
         self.writable = writable
         self._map: mmap.mmap | None | object = _NOT_MAPPED   # see `_mmap`
+        self._unflushed = False   # entries or length changed since the last flush
         newly_created = False
         if writable:
             try:
@@ -130,6 +131,7 @@ class IndexFile:
                 if max_index_size_bytes < self.ENTRY_SIZE:
                     raise ValueError(f"invalid max index size: {max_index_size_bytes} bytes")
                 os.ftruncate(fd, self._round_down(max_index_size_bytes))
+                self._unflushed = True
             self._length = os.fstat(fd).st_size
             entries = 0 if newly_created else None   # None: counted below
             target = self._round_down(max_index_size_bytes)
@@ -143,6 +145,7 @@ class IndexFile:
                     entries = whole // self.ENTRY_SIZE
                 os.ftruncate(fd, target)
                 self._length = target
+                self._unflushed = True
             self._max_entries = self._length // self.ENTRY_SIZE
             if entries is None:
                 entries = self._count_valid_entries(self._max_entries, fd)
@@ -209,6 +212,7 @@ class IndexFile:
         try:
             os.ftruncate(fd, rounded)
             self._length = rounded
+            self._unflushed = True
         finally:
             os.close(fd)
         self._max_entries = rounded // self.ENTRY_SIZE
@@ -224,7 +228,11 @@ class IndexFile:
         self.resize(self.max_index_size_bytes)
 
     def flush(self) -> None:
-        """Make the entries and the file's length durable (msync, then fsync)."""
+        """Make the entries and the file's length durable (msync, then fsync). Nothing is
+        done when neither changed since the last flush: a segment flushed after each
+        append (the metadata log) syncs its indexes only when an entry was added."""
+        if not self._unflushed:
+            return
         mapped = self._mapped_now()
         if mapped is not None:
             mapped.flush()
@@ -233,6 +241,7 @@ class IndexFile:
             os.fsync(fd)
         finally:
             os.close(fd)
+        self._unflushed = False
 
     def close(self) -> None:
         """Trim to the valid entries and unmap."""
@@ -279,6 +288,7 @@ class IndexFile:
         start = slot * self.ENTRY_SIZE
         self._mmap[start : start + self.ENTRY_SIZE] = data
         self._entries = slot + 1
+        self._unflushed = True
 
     def _truncate_to_entries(self, entries: int) -> None:
         """Forget the entries from `entries` on (zeroing them, so the file keeps its
@@ -286,6 +296,7 @@ class IndexFile:
         if entries < self._entries and self._mmap is not None:
             start, end = entries * self.ENTRY_SIZE, self._entries * self.ENTRY_SIZE
             self._mmap[start:end] = bytes(end - start)
+            self._unflushed = True
         self._entries = entries
 
     def _largest_lower_bound_slot(self, target: int, key: Callable[[int], int]) -> int:

@@ -126,7 +126,7 @@ import random
 import shutil
 from bisect import bisect_right
 from pathlib import Path
-from typing import Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from protocol.records import (
     LOG_OVERHEAD,
@@ -156,9 +156,11 @@ from storage.producer_state import (
     rebuild_producer_state,
 )
 from storage.recovery import RecoveryReport, load_log
-from storage.retention import Deletion, SegmentInfo, plan_retention
 from storage.segment import FetchResult, LogSegment, RollBounds
 from storage.time_index import NO_TIMESTAMP, TimestampOffset
+
+if TYPE_CHECKING:
+    from storage.retention import Deletion
 
 __all__ = ["AppendInfo", "FetchResult", "Log", "PendingFlush"]
 
@@ -856,6 +858,7 @@ class Log:
         return self._delete_by_retention(now_ms, high_watermark, delete_policy=self.config.delete)
 
     def _delete_by_retention(self, now_ms: int, high_watermark: int, *, delete_policy: bool) -> list[Deletion]:
+        from storage.retention import SegmentInfo, plan_retention   # imported at the first retention pass
         config = self.config
         segments = list(self._segments.values())
         # A segment's largest timestamp may cost a read of its time index: only the time

@@ -234,6 +234,7 @@ class OffsetIndex(IndexFile):
             raise ValueError(f"attempt to append to a full index {self.path} ({slot} entries)")
         _ENTRY.pack_into(self._mmap, slot * 8, relative, position)
         self._entries = slot + 1
+        self._unflushed = True
         self._last_offset = offset
         if self._relative_offsets is not None:
             self._relative_offsets.append(relative)

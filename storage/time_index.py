@@ -120,6 +120,7 @@ class TimeIndex(IndexFile):
                 raise ValueError(f"attempt to append to a full time index {self.path} ({slot} entries)")
             _ENTRY.pack_into(self._mmap, slot * 12, timestamp_ms, relative)
             self._entries = slot + 1
+            self._unflushed = True
             self._last_entry = TimestampOffset(timestamp_ms, offset)
 
     def truncate_to(self, offset: int) -> None:

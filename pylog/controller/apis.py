@@ -16,7 +16,9 @@
     67       AllocateProducerIds           producer_id_control.allocate_producer_ids
 
 `apply(controller, request, version, now_ms)` runs the rule and returns its
-ControllerResult; the controller commits the records. Timers: `expire_sessions` (fence
+ControllerResult; the controller commits the records. The rules a starting controller
+does not run (topics, partition changes, producer ids) are imported at their first
+request. Timers: `expire_sessions` (fence
 brokers whose session ran out), `rebalance_leaders` (preferred leaders back),
 `elect_unclean_leaders` (leaderless partitions of topics that allow it).
 
@@ -29,17 +31,8 @@ from __future__ import annotations
 
 from protocol.schema import Message
 
-from pylog.controller import (
-    alter_partition,
-    cluster_control,
-    configuration_control,
-    leadership,
-    producer_id_control,
-    reassignment,
-    replication_control,
-)
+from pylog.controller import cluster_control, configuration_control, leadership, reassignment
 from pylog.controller.bootstrap import SUPPORTED_FEATURES
-from pylog.controller.metadata_fetch import handle_metadata_fetch
 from pylog.controller.results import ControllerResult
 from pylog.dispatch import Api, Dispatcher
 from pylog.handlers import api_versions
@@ -62,6 +55,7 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
     if key == 64:
         return cluster_control.unregister_broker(image, request, version)
     if key == 56:
+        from pylog.controller import alter_partition
         return alter_partition.alter_partition(image, request, version, unclean_default=unclean)
     if key == 43:
         return leadership.elect_leaders(image, request, version)
@@ -69,17 +63,19 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
         return reassignment.alter_partition_reassignments(image, request, version, unclean_default=unclean)
     if key == 46:
         return reassignment.list_partition_reassignments(image, request, version)
-    if key == 19:
-        return replication_control.create_topics(image, request, controller.topic_settings, controller.rng)
-    if key == 20:
-        return replication_control.delete_topics(image, request, version, controller.topic_settings)
-    if key == 37:
+    if key in (19, 20, 37):
+        from pylog.controller import replication_control
+        if key == 19:
+            return replication_control.create_topics(image, request, controller.topic_settings, controller.rng)
+        if key == 20:
+            return replication_control.delete_topics(image, request, version, controller.topic_settings)
         return replication_control.create_partitions(image, request, controller.rng)
     if key == 44:
         return configuration_control.incremental_alter_configs(image, request, controller.topic_settings)
     if key == 33:
         return configuration_control.alter_configs(image, request, controller.topic_settings)
     if key == 67:
+        from pylog.controller import producer_id_control
         return producer_id_control.allocate_producer_ids(image, request)
     raise ValueError(f"API key {key} is not a controller request")
 
@@ -113,6 +109,8 @@ def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
     """The listener of a controller-only node (`dispatcher` answers its ApiVersions)."""
     async def handle(request, context):
         return await controller.handle(request, context.api_version)
+
+    from pylog.controller.metadata_fetch import handle_metadata_fetch
 
     async def fetch(request, context):
         return await handle_metadata_fetch(controller.metadata_log, request, leader_id=controller.node_id)

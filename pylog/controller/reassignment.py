@@ -44,7 +44,6 @@ from pylog.controller.leadership import (
 from pylog.controller.partition_change import (
     ONLINE, UNCLEAN, build_partition_change, reassignment_in_progress,
 )
-from pylog.controller.replication_control import check_manual_assignment
 from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
 from pylog.metadata_image import MetadataImage
@@ -142,6 +141,7 @@ def check_replication_factor_unchanged(partition, target_replicas: list[int]) ->
 def validate_assignment(image: MetadataImage, replicas: list[int]) -> None:
     """Kafka's `validateManualPartitionAssignment` (no replication factor to match), as
     CreateTopics checks its assignments."""
+    from pylog.controller.replication_control import check_manual_assignment   # with the first reassignment
     try:
         check_manual_assignment(image, replicas)
     except BrokerError as e:

@@ -71,7 +71,6 @@ from pylog.client_metrics_configs import CLIENT_METRICS_CONFIG_KEYS
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
-from pylog.dispatch import Api
 from pylog.dynamic_broker_config import UPDATABLE, DynamicBrokerConfig
 from pylog.controller.configuration_control import (
     OP_APPEND,
@@ -87,10 +86,6 @@ from pylog.errors import BrokerError
 from pylog.metadata import topic_name_problem
 
 log = logging.getLogger("pylog.configs")
-
-DESCRIBE_CONFIGS_KEY = 32
-ALTER_CONFIGS_KEY = 33
-INCREMENTAL_ALTER_CONFIGS_KEY = 44
 
 # ConfigResource.Type ids.
 RESOURCE_UNKNOWN = 0
@@ -130,15 +125,6 @@ Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
 Synonym = DescribeConfigsResponse.DescribeConfigsSynonym
 
 
-def apis(broker) -> list[Api]:
-    """The config APIs, for `Broker._apis()`."""
-    return [
-        Api(DESCRIBE_CONFIGS_KEY, 0, 4, make_describe_configs_handler(broker)),
-        Api(ALTER_CONFIGS_KEY, 0, 2, make_alter_configs_handler(broker, incremental=False)),
-        Api(INCREMENTAL_ALTER_CONFIGS_KEY, 0, 1, make_alter_configs_handler(broker, incremental=True)),
-    ]
-
-
 def _alter_configs_failed(request, error: BrokerError) -> AlterConfigsResponse:
     """The answer when the controller cannot be reached."""
     Response = AlterConfigsResponse.AlterConfigsResourceResponse
@@ -158,7 +144,15 @@ def _incremental_alter_configs_failed(request, error: BrokerError) -> Incrementa
 # AlterConfigs and IncrementalAlterConfigs: the broker's checks, then the controller
 
 
-def make_alter_configs_handler(broker, incremental: bool):
+def make_alter_configs_handler(broker):
+    return _alter_configs_handler(broker, incremental=False)
+
+
+def make_incremental_alter_configs_handler(broker):
+    return _alter_configs_handler(broker, incremental=True)
+
+
+def _alter_configs_handler(broker, incremental: bool):
     """The BROKER resources are checked here (Kafka's `ConfigAdminManager.preprocess`),
     those refused answered here; the others go to the controller, whose answers keep their
     places in the response."""

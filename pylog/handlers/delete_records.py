@@ -33,20 +33,13 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DeleteRecordsResponse
-from pylog.dispatch import Api
 from pylog.errors import BrokerError
 from pylog.metadata import INTERNAL_TOPICS
 
-DELETE_RECORDS_KEY = 21
 INVALID_LOW_WATERMARK = -1
 
 PartitionResult = DeleteRecordsResponse.DeleteRecordsPartitionResult
 TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult
-
-
-def apis(broker) -> list[Api]:
-    """DeleteRecords, for `Broker._apis()`."""
-    return [Api(DELETE_RECORDS_KEY, 0, 2, make_handler(broker))]
 
 
 def make_handler(broker):

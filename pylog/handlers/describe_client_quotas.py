@@ -16,18 +16,13 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeClientQuotasResponse
-from pylog.dispatch import Api
 
-DESCRIBE_CLIENT_QUOTAS_KEY = 48
 ENTITY_TYPES = ("user", "client-id", "ip")
 EXACT, DEFAULT, SPECIFIED = 0, 1, 2
 
 
-def apis(broker) -> list[Api]:
-    return [Api(DESCRIBE_CLIENT_QUOTAS_KEY, 0, 1, make_handler())]
-
-
-def make_handler():
+def make_handler(broker):
+    """The answer depends on nothing of the broker's (pylog keeps no quotas)."""
     async def handle(request, context) -> DescribeClientQuotasResponse:
         refusal = filter_problem(request.components)
         if refusal is not None:

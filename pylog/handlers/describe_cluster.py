@@ -18,16 +18,10 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeClusterResponse
-from pylog.dispatch import Api
 from pylog.handlers import authorized_operations
 
-DESCRIBE_CLUSTER_KEY = 60
 UNKNOWN, BROKER, CONTROLLER = 0, 1, 2
 ENDPOINT_TYPE_NAMES = {BROKER: "BROKER", CONTROLLER: "CONTROLLER"}
-
-
-def apis(broker) -> list[Api]:
-    return [Api(DESCRIBE_CLUSTER_KEY, 0, 2, make_handler(broker))]
 
 
 def make_handler(broker):

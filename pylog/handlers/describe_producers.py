@@ -17,15 +17,9 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeProducersResponse
-from pylog.dispatch import Api
 from pylog.metadata import topic_name_problem
 
-DESCRIBE_PRODUCERS_KEY = 61
 PartitionResponse = DescribeProducersResponse.PartitionResponse
-
-
-def apis(broker) -> list[Api]:
-    return [Api(DESCRIBE_PRODUCERS_KEY, 0, 0, make_handler(broker))]
 
 
 def make_handler(broker):

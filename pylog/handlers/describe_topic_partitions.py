@@ -25,18 +25,12 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeTopicPartitionsResponse
 from protocol.schema import ZERO_UUID
-from pylog.dispatch import Api
 from pylog.handlers import authorized_operations
 from pylog.metadata import INTERNAL_TOPICS, topic_name_problem
 
-DESCRIBE_TOPIC_PARTITIONS_KEY = 75
 MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000
 Topic = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
 Partition = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition
-
-
-def apis(broker) -> list[Api]:
-    return [Api(DESCRIBE_TOPIC_PARTITIONS_KEY, 0, 0, make_handler(broker))]
 
 
 def make_handler(broker):

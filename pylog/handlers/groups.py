@@ -50,17 +50,7 @@ from protocol.messages import (
     ListGroupsResponse,
     SyncGroupResponse,
 )
-from pylog.dispatch import Api
 from pylog.handlers import authorized_operations
-
-JOIN_GROUP_KEY = 11
-HEARTBEAT_KEY = 12
-LEAVE_GROUP_KEY = 13
-SYNC_GROUP_KEY = 14
-DESCRIBE_GROUPS_KEY = 15
-LIST_GROUPS_KEY = 16
-DELETE_GROUPS_KEY = 42
-
 
 
 def java_inet_address(host: str) -> str:
@@ -78,19 +68,6 @@ def java_inet_address(host: str) -> str:
         scope = host[len(host.split("%", 1)[0]):]
         return "/" + ":".join(f"{int(group, 16):x}" for group in address.exploded.split(":")) + scope
     return f"/{address}"
-
-
-def apis(broker) -> list[Api]:
-    """The group APIs, for `Broker._apis()`; handlers use `broker.group_coordinator`."""
-    return [
-        Api(JOIN_GROUP_KEY, 0, 9, make_join_group_handler(broker)),
-        Api(HEARTBEAT_KEY, 0, 4, make_heartbeat_handler(broker)),
-        Api(LEAVE_GROUP_KEY, 0, 5, make_leave_group_handler(broker)),
-        Api(SYNC_GROUP_KEY, 0, 5, make_sync_group_handler(broker)),
-        Api(DESCRIBE_GROUPS_KEY, 0, 6, make_describe_groups_handler(broker)),
-        Api(LIST_GROUPS_KEY, 0, 5, make_list_groups_handler(broker)),
-        Api(DELETE_GROUPS_KEY, 0, 2, make_delete_groups_handler(broker)),
-    ]
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,15 +18,9 @@ from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import ListConfigResourcesResponse
-from pylog.dispatch import Api
 
-LIST_CONFIG_RESOURCES_KEY = 74
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 Resource = ListConfigResourcesResponse.ConfigResource
-
-
-def apis(broker) -> list[Api]:
-    return [Api(LIST_CONFIG_RESOURCES_KEY, 0, 1, make_handler(broker))]
 
 
 def make_handler(broker):

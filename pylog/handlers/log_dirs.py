@@ -17,18 +17,11 @@ import os
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeLogDirsResponse
-from pylog.dispatch import Api
 
-DESCRIBE_LOG_DIRS_KEY = 35
 
 Result = DescribeLogDirsResponse.DescribeLogDirsResult
 Topic = DescribeLogDirsResponse.DescribeLogDirsTopic
 PartitionInfo = DescribeLogDirsResponse.DescribeLogDirsPartition
-
-
-def apis(broker) -> list[Api]:
-    """DescribeLogDirs, for `Broker._apis()`."""
-    return [Api(DESCRIBE_LOG_DIRS_KEY, 1, 4, make_handler(broker))]
 
 
 def make_handler(broker):

@@ -62,12 +62,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import OffsetCommitResponse, OffsetDeleteResponse, OffsetFetchResponse
 
 from pylog.clock import now_ms
-from pylog.dispatch import Api
 from pylog.errors import BrokerError
-
-OFFSET_COMMIT_KEY = 8
-OFFSET_FETCH_KEY = 9
-OFFSET_DELETE_KEY = 47
 
 DEFAULT_TIMESTAMP = -1        # OffsetCommitRequest.DEFAULT_TIMESTAMP (v1 commit_timestamp)
 DEFAULT_RETENTION_TIME = -1   # OffsetCommitRequest.DEFAULT_RETENTION_TIME (v2-v4)
@@ -77,14 +72,6 @@ CommitPartition = OffsetCommitResponse.OffsetCommitResponsePartition
 CommitTopic = OffsetCommitResponse.OffsetCommitResponseTopic
 DeletePartition = OffsetDeleteResponse.OffsetDeleteResponsePartition
 DeleteTopic = OffsetDeleteResponse.OffsetDeleteResponseTopic
-
-def apis(broker) -> list[Api]:
-    """The committed-offset APIs, for `Broker._apis()`."""
-    return [
-        Api(OFFSET_COMMIT_KEY, 0, 9, make_offset_commit_handler(broker)),
-        Api(OFFSET_FETCH_KEY, 0, 9, make_offset_fetch_handler(broker)),
-        Api(OFFSET_DELETE_KEY, 0, 0, make_offset_delete_handler(broker)),
-    ]
 
 
 # ---------------------------------------------------------------------------------------

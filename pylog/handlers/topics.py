@@ -23,28 +23,32 @@ from protocol.messages import (
     ListPartitionReassignmentsResponse,
 )
 
-from pylog.dispatch import Api
 from pylog.errors import BrokerError
 from pylog.handlers.forwarding import forwarding_handler
 
-CREATE_TOPICS_KEY = 19
-DELETE_TOPICS_KEY = 20
-CREATE_PARTITIONS_KEY = 37
-ELECT_LEADERS_KEY = 43
-ALTER_PARTITION_REASSIGNMENTS_KEY = 45
-LIST_PARTITION_REASSIGNMENTS_KEY = 46
+
+def make_create_topics_handler(broker):
+    return forwarding_handler(broker, _create_topics_failed)
 
 
-def apis(broker) -> list[Api]:
-    """The forwarded admin APIs, for `Broker._apis()`."""
-    return [
-        Api(CREATE_TOPICS_KEY, 0, 7, forwarding_handler(broker, _create_topics_failed)),
-        Api(DELETE_TOPICS_KEY, 0, 6, forwarding_handler(broker, _delete_topics_failed)),
-        Api(CREATE_PARTITIONS_KEY, 0, 3, forwarding_handler(broker, _create_partitions_failed)),
-        Api(ELECT_LEADERS_KEY, 0, 2, forwarding_handler(broker, _elect_leaders_failed)),
-        Api(ALTER_PARTITION_REASSIGNMENTS_KEY, 0, 1, forwarding_handler(broker, _reassignments_failed)),
-        Api(LIST_PARTITION_REASSIGNMENTS_KEY, 0, 0, forwarding_handler(broker, _list_reassignments_failed)),
-    ]
+def make_delete_topics_handler(broker):
+    return forwarding_handler(broker, _delete_topics_failed)
+
+
+def make_create_partitions_handler(broker):
+    return forwarding_handler(broker, _create_partitions_failed)
+
+
+def make_elect_leaders_handler(broker):
+    return forwarding_handler(broker, _elect_leaders_failed)
+
+
+def make_alter_reassignments_handler(broker):
+    return forwarding_handler(broker, _reassignments_failed)
+
+
+def make_list_reassignments_handler(broker):
+    return forwarding_handler(broker, _list_reassignments_failed)
 
 
 def _create_topics_failed(request, error: BrokerError) -> CreateTopicsResponse:
@@ -78,6 +82,5 @@ def _reassignments_failed(request, error: BrokerError) -> AlterPartitionReassign
 
 def _list_reassignments_failed(request, error: BrokerError) -> ListPartitionReassignmentsResponse:
     return ListPartitionReassignmentsResponse(error_code=error.code, error_message=str(error), topics=[])
-
 
 

@@ -39,13 +39,17 @@ from protocol.messages import AlterPartitionRequest
 
 from pylog.clock import now_ms
 from pylog.network_client import NodeUnavailable
-from pylog.replication.partition_state import isr_expiration_interval_ms
 
 log = logging.getLogger("pylog.alter_partition")
 
 ALTER_PARTITION_VERSION = 3
 RETRY_AFTER_ERROR_MS = 50
 RETRY_AFTER_CHANNEL_FAILURE_MS = 500
+
+
+def isr_expiration_interval_ms(replica_lag_time_max_ms: int) -> int:
+    """How often the broker calls `maybe_shrink_isr` (Kafka's "isr-expiration" task)."""
+    return replica_lag_time_max_ms // 2
 
 
 class AlterPartitionManager:

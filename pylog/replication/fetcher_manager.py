@@ -12,18 +12,23 @@ first partition that broker leads is added, and kept (idle) when its last one go
     stop()                                             every fetcher stops (broker shutdown)
 
 A partition is in at most one fetcher. Moving the leader to a new address re-points that
-fetcher's connection. Runs on the broker's event loop.
+fetcher's connection. The fetchers' settings are the broker's config when the first
+fetcher is made, unless given (`config`); the fetcher code is imported then, so a broker
+that follows nothing never loads it. Runs on the broker's event loop.
 """
 
 from __future__ import annotations
 
-from pylog.replication.replica_fetcher import FetcherConfig, ReplicaFetcher
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pylog.replication.replica_fetcher import FetcherConfig, ReplicaFetcher
 
 
 class FetcherManager:
     def __init__(self, broker, config: FetcherConfig | None = None):
         self.broker = broker
-        self.config = config or FetcherConfig()
+        self.config = config   # None: from the broker's config, at the first fetcher
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self._leader_of: dict[tuple[str, int], int] = {}
 
@@ -36,6 +41,9 @@ class FetcherManager:
             self.remove_partition(key)
         fetcher = self.fetchers.get(leader_id)
         if fetcher is None:
+            from pylog.replication.replica_fetcher import FetcherConfig, ReplicaFetcher
+            if self.config is None:
+                self.config = FetcherConfig.from_broker_config(self.broker.config)
             fetcher = self.fetchers[leader_id] = ReplicaFetcher(self.broker, leader_id, host, port, self.config)
         else:
             fetcher.retarget(host, port)

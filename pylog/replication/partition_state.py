@@ -96,11 +96,6 @@ REPLICA_LAG_TIME_MAX_MS_DEFAULT = 30_000
 ACKS_ALL = -1
 
 
-def isr_expiration_interval_ms(replica_lag_time_max_ms: int) -> int:
-    """How often the broker calls `maybe_shrink_isr` (Kafka's "isr-expiration" task)."""
-    return replica_lag_time_max_ms // 2
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What one event changed. `high_watermark` is the HW after it; `high_watermark_moved`
@@ -402,4 +397,4 @@ class PartitionState:
                                      new_isr_with_epochs=tuple(members))
 
 
-__all__ = ["AcksVerdict", "Outcome", "PartitionState", "UNKNOWN_OFFSET", "isr_expiration_interval_ms"]
+__all__ = ["AcksVerdict", "Outcome", "PartitionState", "UNKNOWN_OFFSET"]

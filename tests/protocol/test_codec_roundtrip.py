@@ -22,6 +22,7 @@ from protocol import primitives as p
 from protocol.errors import ProtocolError, UnsupportedVersion
 from protocol.messages import (
     ApiVersionsRequest,
+    DescribeProducersRequest,
     FetchRequest,
     FetchResponse,
     MetadataRequest,
@@ -388,3 +389,16 @@ def test_uuid_fields_round_trip_exactly():
     decoded = codec.decode(FetchRequest, codec.encode(message, 13), 13)
     assert decoded.topics[0].topic_id == topic_id
     assert topic_id.bytes in bytes(codec.encode(message, 13))
+
+
+def test_a_direction_is_compiled_at_its_first_use_only():
+    """Decoding compiles the decoder alone, encoding the encoder alone (a broker that only
+    reads a request never compiles its encoder)."""
+    cls, version = DescribeProducersRequest, 0
+    for key in [k for k in codec._compiled if k[0] is cls]:
+        del codec._compiled[key]
+    encoded = codec.encode(cls(topics=[cls.TopicRequest(name="t", partition_indexes=[1, 2])]), version)
+    assert {k[2] for k in codec._compiled if k[:2] == (cls, version)} == {codec.ENCODE}
+    decoded = codec.decode(cls, encoded, version)
+    assert {k[2] for k in codec._compiled if k[:2] == (cls, version)} == {codec.ENCODE, codec.DECODE}
+    assert decoded.topics[0].name == "t" and decoded.topics[0].partition_indexes == [1, 2]

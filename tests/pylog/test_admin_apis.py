@@ -41,8 +41,6 @@ from protocol.messages import (
     IncrementalAlterConfigsRequest,
 )
 from pylog.dynamic_broker_config import UPDATABLE
-from pylog.handlers import configs as config_handlers
-from pylog.handlers import topics as topic_handlers
 from pylog.testing import EmbeddedBroker
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.files import log_dir_name
@@ -61,14 +59,6 @@ TopicConfig = CreateTopicsRequest.CreatableTopicConfig
 Resource = DescribeConfigsRequest.DescribeConfigsResource
 
 
-def register_apis(embedded: EmbeddedBroker) -> EmbeddedBroker:
-    """Serve the admin APIs (a no-op once Broker._apis() lists them)."""
-    dispatcher = embedded.broker.dispatcher
-    for api in topic_handlers.apis(embedded.broker) + config_handlers.apis(embedded.broker):
-        dispatcher.apis.setdefault(api.key, api)
-    return embedded
-
-
 @pytest.fixture
 def broker_factory(tmp_path_factory):
     started: list[EmbeddedBroker] = []
@@ -76,7 +66,7 @@ def broker_factory(tmp_path_factory):
     def make(config: dict | None = None) -> EmbeddedBroker:
         embedded = EmbeddedBroker(tmp_path_factory.mktemp("pylog"), config=config)
         started.append(embedded.start())
-        return register_apis(embedded)
+        return embedded
 
     yield make
     for embedded in started:
@@ -768,7 +758,6 @@ def test_topic_configs_survive_a_restart(broker_factory):
     finally:
         client.close()
     embedded.restart()
-    register_apis(embedded)
     info = topic_info(embedded, "durable")
     assert (info.num_partitions, info.configs) == (3, {"segment.bytes": "100000", "retention.bytes": "77777"})
     log_config = embedded.call(lambda: embedded.broker.log_manager.config_for("durable"))

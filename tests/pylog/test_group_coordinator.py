@@ -30,6 +30,7 @@ from protocol.messages import (
 from pylog.coordinator.coordinator import GroupCoordinator, value_from_record
 from pylog.coordinator.group import GroupConfig, GroupState, JoinRequest, SyncRequest
 from pylog.dispatch import RequestContext
+from pylog.handlers import SERVED
 from pylog.handlers import groups as group_handlers
 
 CONFIG = GroupConfig(min_session_timeout_ms=1000, max_session_timeout_ms=60_000)
@@ -536,8 +537,12 @@ def context(api_key: int, version: int, client_id: str = "client") -> RequestCon
     return RequestContext(header, version, "127.0.0.1", 5555)
 
 
+GROUP_APIS = [(key, low, high, factory) for key, low, high, module, factory in SERVED if module == "groups"]
+
+
 def handlers(coordinator) -> dict:
-    return {api.key: api.handler for api in group_handlers.apis(handler_broker(coordinator))}
+    broker = handler_broker(coordinator)
+    return {key: getattr(group_handlers, factory)(broker) for key, _, _, factory in GROUP_APIS}
 
 
 async def call(table, api_key: int, version: int, request, client_id: str = "client"):
@@ -547,7 +552,7 @@ async def call(table, api_key: int, version: int, request, client_id: str = "cli
 
 
 def test_advertised_versions():
-    table = {api.key: (api.min_version, api.max_version) for api in group_handlers.apis(handler_broker(None))}
+    table = {key: (low, high) for key, low, high, _ in GROUP_APIS}
     assert table == {11: (0, 9), 12: (0, 4), 13: (0, 5), 14: (0, 5), 15: (0, 6), 16: (0, 5), 42: (0, 2)}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import os
 import random
 import tempfile
 from pathlib import Path
@@ -318,3 +319,48 @@ def test_an_index_is_mapped_at_its_first_search_or_entry_and_never_after_it_is_c
     reopened.unmap()
     assert not _mapped(path)
     assert reopened._mmap is None and not _mapped(path)   # a closed index is not mapped again
+
+
+def test_a_flush_syncs_the_file_only_when_entries_or_length_changed(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+
+    def syncs(action) -> int:
+        before = len(synced)
+        action()
+        return len(synced) - before
+
+    path = tmp_path / "00000000000000001000.index"
+    index = OffsetIndex(path, BASE, 96)
+    assert syncs(index.flush) == 1          # created at its preallocated length
+    assert syncs(index.flush) == 0          # nothing changed since
+    index.append(1005, 300)
+    assert syncs(index.flush) == 1 and syncs(index.flush) == 0
+    index.truncate_to(1000)
+    assert syncs(index.flush) == 1 and syncs(index.flush) == 0
+    index.append(1007, 400)
+    index.trim_to_valid_size()
+    assert syncs(index.flush) == 1
+    index.close()
+    reopened = OffsetIndex(path, BASE, 96)
+    assert syncs(reopened.flush) == 0       # opened as the last flush left it
+    reopened.resize(96)
+    assert syncs(reopened.flush) == 1       # its length changed
+    reopened.close()
+    assert read_offset_index(path, BASE) == [(1007, 400)]
+
+
+def test_a_time_index_flush_syncs_after_an_entry_is_appended(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    index = TimeIndex(tmp_path / "00000000000000001000.timeindex", BASE, 120)
+    index.flush()
+    before = len(synced)
+    index.flush()
+    assert len(synced) == before
+    index.maybe_append(5000, 1003)
+    index.flush()
+    assert len(synced) == before + 1
+    index.close()

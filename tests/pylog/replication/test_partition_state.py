@@ -28,7 +28,8 @@ from pylog.replication.isr_state import (
     PendingExpandIsr,
     PendingShrinkIsr,
 )
-from pylog.replication.partition_state import AcksVerdict, PartitionState, isr_expiration_interval_ms
+from pylog.replication.alter_partition_manager import isr_expiration_interval_ms
+from pylog.replication.partition_state import AcksVerdict, PartitionState
 
 LAG_MS = 10_000
 T0 = 1_000_000
