@@ -24,7 +24,6 @@ Pure: no I/O, no state; ConfigKeys are immutable.
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import enum
 import os
 import re
@@ -246,6 +245,7 @@ def java_double_text(value: float) -> str:
     if value == 0 or 1e-3 <= abs(value) < 1e7:
         text = repr(value)
         return text if "." in text else text + ".0"
+    import decimal   # (only for these: most doubles are plain)
     shortest = decimal.Decimal(repr(abs(value)))
     exponent = shortest.adjusted()
     digits = "".join(map(str, shortest.as_tuple().digits)).lstrip("0")

@@ -123,7 +123,6 @@ from __future__ import annotations
 
 import logging
 import random
-import shutil
 from bisect import bisect_right
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
@@ -1070,6 +1069,7 @@ class Log:
         """Close the files and remove the whole directory."""
         self.close_handlers()
         self._epoch_cache.clear()
+        import shutil   # (at the first directory removed)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     @property

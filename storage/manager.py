@@ -55,7 +55,6 @@ import json
 import logging
 import os
 import random
-import shutil
 import uuid
 from pathlib import Path
 from typing import Callable, Mapping
@@ -152,6 +151,7 @@ class LogManager:
                 continue   # the metadata log is not a partition the broker hosts (pylog/controller/)
             if name.endswith(files.DELETE_DIR_SUFFIX):
                 logger.info("Removing partition directory %s left by an unfinished delete", name)
+                import shutil   # (at the first directory removed)
                 shutil.rmtree(entry.path, ignore_errors=True)
                 continue
             if name.endswith(files.STRAY_DIR_SUFFIX):
@@ -257,6 +257,7 @@ class LogManager:
         doomed = self.data_dir / f"{log.dir.name}.{uuid.uuid4().hex}{files.DELETE_DIR_SUFFIX}"
         os.replace(log.dir, doomed)
         fsync_dir(self.data_dir)
+        import shutil   # (at the first directory removed)
         shutil.rmtree(doomed, ignore_errors=True)
         return True
 
