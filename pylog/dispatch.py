@@ -29,7 +29,7 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, NamedTuple
 
 from protocol import headers
 from protocol.error_codes import ErrorCode
@@ -80,8 +80,7 @@ class OnFirstRequest:
         return f"OnFirstRequest({self.module}.{self.factory})"
 
 
-@dataclass(frozen=True)
-class Api:
+class Api(NamedTuple):
     """A served API: its handler and the versions pylog advertises."""
 
     key: int

@@ -51,8 +51,8 @@ so a reader holding the previous one can compare.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, NamedTuple
 
 from protocol.metadata import PartitionChangeRecord
 from protocol.metadata_log import MetadataEntry
@@ -84,16 +84,14 @@ class MetadataImageError(ValueError):
     """A record that the image cannot apply in its current state."""
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     name: str
     host: str
     port: int
     security_protocol: int
 
 
-@dataclass(frozen=True)
-class BrokerRegistration:
+class BrokerRegistration(NamedTuple):
     broker_id: int
     epoch: int
     incarnation_id: uuid.UUID
@@ -114,8 +112,7 @@ class BrokerRegistration:
         return self.endpoint(listener) or (self.endpoints[0] if self.endpoints else None)
 
 
-@dataclass(frozen=True)
-class ControllerRegistration:
+class ControllerRegistration(NamedTuple):
     controller_id: int
     incarnation_id: uuid.UUID
     zk_migration_ready: bool
@@ -123,8 +120,7 @@ class ControllerRegistration:
     supported_features: tuple[tuple[str, int, int], ...]
 
 
-@dataclass(frozen=True)
-class PartitionRegistration:
+class PartitionRegistration(NamedTuple):
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     leader: int
@@ -340,10 +336,10 @@ class MetadataImage:
         return broker
 
     def _fence_broker(self, r) -> None:
-        self.brokers[r.id] = replace(self._registered(r.id, r.epoch, "fence"), fenced=True)
+        self.brokers[r.id] = self._registered(r.id, r.epoch, "fence")._replace(fenced=True)
 
     def _unfence_broker(self, r) -> None:
-        self.brokers[r.id] = replace(self._registered(r.id, r.epoch, "unfence"), fenced=False)
+        self.brokers[r.id] = self._registered(r.id, r.epoch, "unfence")._replace(fenced=False)
 
     def _change_broker(self, r) -> None:
         broker = self._registered(r.broker_id, r.broker_epoch, "change")
@@ -358,7 +354,7 @@ class MetadataImage:
             changes["in_controlled_shutdown"] = True
         if r.log_dirs:
             changes["directories"] = tuple(sorted(r.log_dirs))
-        self.brokers[r.broker_id] = replace(broker, **changes)
+        self.brokers[r.broker_id] = broker._replace(**changes)
 
     def _register_controller(self, r) -> None:
         self.controllers[r.controller_id] = ControllerRegistration(

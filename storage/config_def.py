@@ -23,12 +23,10 @@ Pure: no I/O, no state; ConfigKeys are immutable.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from storage.errors import InvalidConfig
 
@@ -259,8 +257,7 @@ def java_double_text(value: float) -> str:
 _SAME = object()
 
 
-@dataclass(frozen=True)
-class ConfigKey:
+class ConfigKey(NamedTuple):
     """One config name: type, pylog default, validator, documentation, use.
 
     `default` is typed (None: no value unless given). `kafka_default` is Kafka's, when pylog
@@ -305,4 +302,4 @@ class ConfigKey:
     def renamed(self, name: str, **changes: Any) -> ConfigKey:
         """The same definition under another name (a broker synonym of a topic config),
         with `changes` (doc, default, validator, ...) applied."""
-        return dataclasses.replace(self, name=name, **changes)
+        return self._replace(name=name, **changes)

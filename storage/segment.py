@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
 
@@ -161,8 +160,7 @@ class FetchResult(NamedTuple):
         return pread_exact(self.fd, self.position, self.size_bytes)
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentRecovery:
+class SegmentRecovery(NamedTuple):
     """What `LogSegment.recover` found: valid and dropped bytes and batches."""
 
     valid_bytes: int
