@@ -14,6 +14,8 @@ A controller out of reach: every topic of the request gets REQUEST_TIMED_OUT.
 
 from __future__ import annotations
 
+from functools import partial
+
 from protocol.messages import (
     AlterPartitionReassignmentsResponse,
     CreatePartitionsResponse,
@@ -25,30 +27,6 @@ from protocol.messages import (
 
 from pylog.errors import BrokerError
 from pylog.handlers.forwarding import forwarding_handler
-
-
-def make_create_topics_handler(broker):
-    return forwarding_handler(broker, _create_topics_failed)
-
-
-def make_delete_topics_handler(broker):
-    return forwarding_handler(broker, _delete_topics_failed)
-
-
-def make_create_partitions_handler(broker):
-    return forwarding_handler(broker, _create_partitions_failed)
-
-
-def make_elect_leaders_handler(broker):
-    return forwarding_handler(broker, _elect_leaders_failed)
-
-
-def make_alter_reassignments_handler(broker):
-    return forwarding_handler(broker, _reassignments_failed)
-
-
-def make_list_reassignments_handler(broker):
-    return forwarding_handler(broker, _list_reassignments_failed)
 
 
 def _create_topics_failed(request, error: BrokerError) -> CreateTopicsResponse:
@@ -84,3 +62,11 @@ def _list_reassignments_failed(request, error: BrokerError) -> ListPartitionReas
     return ListPartitionReassignmentsResponse(error_code=error.code, error_message=str(error), topics=[])
 
 
+# The factories `pylog/handlers/__init__.py` names: each request goes to the controller,
+# and its failure answer above is used when the controller cannot be reached.
+make_create_topics_handler = partial(forwarding_handler, failed=_create_topics_failed)
+make_delete_topics_handler = partial(forwarding_handler, failed=_delete_topics_failed)
+make_create_partitions_handler = partial(forwarding_handler, failed=_create_partitions_failed)
+make_elect_leaders_handler = partial(forwarding_handler, failed=_elect_leaders_failed)
+make_alter_reassignments_handler = partial(forwarding_handler, failed=_reassignments_failed)
+make_list_reassignments_handler = partial(forwarding_handler, failed=_list_reassignments_failed)
