@@ -130,8 +130,8 @@ class Dispatcher:
 
     def make_handler(self, api: Api) -> Handler:
         """Make a handler registered as `OnFirstRequest`, and keep it for what follows."""
-        handler = api.handler.make()
-        self.apis[api.key] = Api(api.key, api.min_version, api.max_version, handler)
+        handler = api.handler.make()   # (no await: two first requests cannot both make it)
+        self.apis[api.key] = api._replace(handler=handler)
         return handler
 
     def api_versions_fallback(self, correlation_id: int) -> bytearray:

@@ -18,9 +18,9 @@
 `apply(controller, request, version, now_ms)` runs the rule and returns its
 ControllerResult; the controller commits the records. The rules a starting controller
 does not run (topics, partition changes, producer ids) are imported at their first
-request. Timers: `expire_sessions` (fence
-brokers whose session ran out), `rebalance_leaders` (preferred leaders back),
-`elect_unclean_leaders` (leaderless partitions of topics that allow it).
+request. Timers: `expire_sessions` (fence brokers whose session ran out),
+`rebalance_leaders` (preferred leaders back), `elect_unclean_leaders` (leaderless
+partitions of topics that allow it).
 
 `controller_apis(controller)`: the dispatcher entries of a controller-only node's listener:
 ApiVersions, every request above, and Fetch of `__cluster_metadata` (how brokers follow
