@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import json
@@ -12,7 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from pylog.dispatch import OnFirstRequest
+from protocol import headers
+from protocol.messages import DescribeClientQuotasRequest, RequestHeader
+from pylog.dispatch import Api, Dispatcher, OnFirstRequest
 from pylog.handlers import SERVED
 
 pytestmark = pytest.mark.timeout(60)
@@ -72,12 +75,6 @@ def test_every_served_api_names_a_factory_that_makes_a_handler():
 
 
 def test_the_dispatcher_makes_a_deferred_handler_once_and_keeps_it():
-    import asyncio
-
-    from protocol import headers
-    from protocol.messages import DescribeClientQuotasRequest, RequestHeader
-    from pylog.dispatch import Api, Dispatcher
-
     made = []
 
     def factory(broker):
