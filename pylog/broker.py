@@ -162,7 +162,8 @@ class Broker:
         """The served APIs and the versions advertised for each (`pylog/handlers/__init__.py`).
         Each handler but ApiVersions' is made, its module imported, at the first request
         for its API."""
-        return [Api(API_VERSIONS_KEY, 0, 4, api_versions.make_handler(self.dispatcher, self.node_features))] + [
+        return [Api(API_VERSIONS_KEY, *api_versions.SERVED_VERSIONS,
+                    api_versions.make_handler(self.dispatcher, self.node_features))] + [
             Api(key, low, high, OnFirstRequest(f"pylog.handlers.{module}", factory, self))
             for key, low, high, module, factory in SERVED]
 

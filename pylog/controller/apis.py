@@ -34,7 +34,7 @@ from protocol.schema import Message
 from pylog.controller import cluster_control, configuration_control, leadership, reassignment
 from pylog.controller.bootstrap import SUPPORTED_FEATURES
 from pylog.controller.results import ControllerResult
-from pylog.dispatch import Api, Dispatcher
+from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher
 from pylog.handlers import api_versions
 
 FETCH_KEY = 1
@@ -118,7 +118,7 @@ def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
     apis = [Api(key, low, high, handle) for key, (low, high) in CONTROLLER_API_VERSIONS.items()]
     apis.append(Api(FETCH_KEY, 4, 12, fetch))
     features = lambda: api_versions.image_features(SUPPORTED_FEATURES, controller.image)  # noqa: E731
-    apis.append(Api(18, 0, 4, api_versions.make_handler(dispatcher, features)))
+    apis.append(Api(API_VERSIONS_KEY, *api_versions.SERVED_VERSIONS, api_versions.make_handler(dispatcher, features)))
     return apis
 
 

@@ -1,7 +1,8 @@
 """Request handlers: one module per API family, thin adapters from messages to the broker.
 
-`SERVED` is the table of what a broker answers: each API key, the versions advertised
-for it in ApiVersions, and where its handler is made. A factory takes the broker and
+`SERVED` is the table of what a broker answers besides ApiVersions (whose versions are
+`api_versions.SERVED_VERSIONS`): each API key, the versions advertised for it, and
+where its handler is made. A factory takes the broker and
 returns the handler coroutine function (`pylog/dispatch.py`, `Handler`).
 
 The table names modules rather than importing them: `Broker` registers each entry as

@@ -26,6 +26,7 @@ from typing import Callable, NamedTuple
 from protocol.messages import ApiVersionsResponse
 from pylog.dispatch import Dispatcher, RequestContext
 
+SERVED_VERSIONS = (0, 4)       # the ApiVersions versions a broker or controller answers
 FEATURES_VERSION = 3           # the first version that carries features
 MIN_ZERO_FEATURES_VERSION = 4  # the first that may list a supported range starting at 0
 
