@@ -28,7 +28,16 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
 - consume throughput of every record the produce runs wrote, from the beginning, no group
   (assign), with both clients; the mock keeps only ~5 MiB per partition, so it reads back
   smaller topics filled for the purpose (their sizes are printed). Consumers check that the
-  offsets they got have no gap and no duplicate;
+  offsets they got have no gap and no duplicate. Before these rows each broker serves one
+  untimed consume of a few records, whose first-batch time is printed: a broker's first
+  consumer pays its one-time costs (the coordinator's topic that confluent-kafka's group.id
+  makes it look up, code loaded at first use, a JVM's first compilations), which are a
+  first-record cost, not a rate. confluent-kafka's consume rows also print the client's CPU
+  per record (`getrusage` of this process over the timed part) and the share of the wall
+  time the client was busy: 100% means the broker never kept the client waiting, and the
+  rate is then the client's, set by the answers' shape (how many records each Fetch
+  answer carries: Kafka, and so pylog, cut a partition's data at max.partition.fetch.bytes,
+  1 MiB by default, a slice that may end inside a batch);
 - produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
   500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
   so that records arrive at every phase of a parked fetch. A broker that answers a parked
@@ -51,9 +60,10 @@ Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is 
 so that slow drift of the machine hits every broker alike; a last line says how much CPU
 other processes took meanwhile. "At least as fast" goals print MET, TIE (within 5%, the
 run-to-run noise) or MISSED: against tansu for the produce rows and kafka-python's, against
-every peer for confluent-kafka's consume rows (issue 16's goal; the mock's cell there reads
-its smaller read-back topic, so that comparison is of rates over different lengths). When every broker, the in-process mock included, lands within a
-few % of the others, the client is the limit, and the row says so. The broker runs on one
+every peer for confluent-kafka's consume rows (the mock's cell there reads its smaller
+read-back topic, so that comparison is of rates over different lengths). When every
+broker, the in-process mock included, lands within a few % of the others, the client is
+the limit, and the row says so. The broker runs on one
 core and the client on another (waking a process on the other core costs tens of µs). Every loop is bounded by a record
 count and a time limit, and the whole run by BUDGET_S; broker processes and temporary
 directories are removed on every exit path (`peers.py` keeps a reaper process for the
@@ -90,6 +100,7 @@ CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 200_000, 100_000, 30_000
 # what the mock reads back: under its ~5 MiB per partition
 MOCK_READBACK = {"c100": 30_000, "c1k": 3_500, "kp100": 30_000}
 LATENCY_COUNT = 1_000
+WARMUP_CONSUME = 1_000  # records of the untimed consume before the consume rows
 IDLE_CPU_S = 2.0
 if QUICK:
     BUDGET_S = 150.0
@@ -258,6 +269,23 @@ def _progress(message: str) -> None:
 
 def _fmt_extra(extra: dict) -> str:
     return "(" + " ".join(f"{k} {v:.1f}" for k, v in extra.items()) + ")"
+
+
+def _client_cpu_cell(name: str, runs: list[Run | str], active: list[str], nr: Callable[[str], str]) -> str:
+    """A confluent consume row's client CPU: µs per record and busy share of the wall time,
+    medians of the runs. A broker inside this process (pylog-inproc, the mock) is counted in
+    the client's CPU, so its cell says so."""
+    if name not in active:
+        return nr(name)
+    if name in ("pylog-inproc", "mock"):
+        return f"{name} n/a (broker in this process)"
+    good = [r for r in runs if isinstance(r, Run) and r.records and r.error is None and r.extra
+            and "client_cpu_ms" in r.extra]
+    if not good:
+        return f"{name} n/a"
+    per_record = statistics.median(r.extra["client_cpu_ms"] * 1000 / r.records for r in good)
+    busy = statistics.median(r.extra["client_cpu_ms"] / 1000 / r.seconds for r in good)
+    return f"{name} {per_record:.2f} µs, busy {busy:.0%}"
 
 
 def _median_run(runs: list[Run | str]) -> Run | str:
@@ -438,6 +466,16 @@ def run() -> list[str]:
             return lambda lim: clients.kp_consume(boot[name], t, n, lim,
                                                   api_version=KP_MOCK_API_VERSION if name == "mock" else None)
 
+        # One untimed consume per broker first: its first consumer pays the broker's one-time costs
+        # (the group coordinator's topic, which the consumer's group.id makes it look up; code
+        # loaded or compiled at first use), which belong to "first record" figures, not to a rate.
+        warmup: dict[str, Run | str] = {}
+        for name in active:
+            t, _ = consume_topic(name, "c100", "produce 100B confluent")
+            try:
+                warmup[name] = clients.confluent_consume(boot[name], t, WARMUP_CONSUME, budget.limit(20))
+            except Exception as exc:
+                warmup[name] = f"error: {_short(f'{type(exc).__name__}: {exc}')}"
         interleaved("consume 100B confluent", REPS_CONSUME, cf_consume("c100", "produce 100B confluent"), 20)
         interleaved("consume 1KiB confluent", REPS_CONSUME, cf_consume("c1k", "produce 1KiB confluent"), 20)
         interleaved("consume 100B kafka-python", REPS_CONSUME, kp_consume, 20)
@@ -600,6 +638,22 @@ def run() -> list[str]:
                 text, goal_peers = goals[row]
                 line += f" | goal {text}: {_goal_verdict(rates, goal_peers)}"
             lines.append(line)
+            if row == "consume 100B confluent":
+                cells = []
+                for name in BROKERS:
+                    w = warmup.get(name)
+                    if isinstance(w, Run) and w.error is None and w.extra:
+                        cells.append(f"{name} {w.extra['first_batch_ms']:.0f} ms")
+                    elif name in active:
+                        cells.append(f"{name} {w.error if isinstance(w, Run) else w}")
+                lines.append(f"  untimed first consume ({WARMUP_CONSUME} records, before the rows), its first batch"
+                             f" after: " + " | ".join(cells))
+            if row.startswith("consume") and row.endswith("confluent"):
+                lines.append("  client CPU per record (this process, every thread, in the timed part; median"
+                             " of runs) and share of the wall time it was busy; where a broker keeps the"
+                             " client busy all the time, the client is the limit: "
+                             + " | ".join(_client_cpu_cell(name, results.get(row, {}).get(name, []), active, nr)
+                                          for name in BROKERS))
             cpu_cells, per_record = _cpu_cells(cpu_runs.get(row, {}), BROKERS, active, nr)
             lines.append("  broker CPU per record / per MB, median of runs (lower is better): " + " | ".join(cpu_cells)
                          + f" | pylog/kafka {_ratio(per_record.get('pylog'), per_record.get('kafka'))}"

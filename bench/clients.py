@@ -11,6 +11,7 @@ not matter. Consumers use no group: assign + offset "beginning".
 from __future__ import annotations
 
 import logging
+import resource
 import struct
 import threading
 import time
@@ -128,10 +129,17 @@ def confluent_produce(bootstrap: str, topic: str, count: int, size: int, time_li
     return Run(delivered, delivered * size, seconds, error)
 
 
+def _process_cpu_s() -> float:
+    """CPU seconds (user + system) of this whole process so far: every thread, librdkafka's too."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float = 20.0) -> Run:
     """Read `count` records from the beginning of partition 0 without a group (default
     isolation: read_committed). Timed from assign() to the last record, after a metadata
-    round trip so that the connection is up."""
+    round trip so that the connection is up. `extra["client_cpu_ms"]`: the CPU this process
+    (the client's threads, and any broker living in it) used over the timed part."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
     conf = _confluent_base(bootstrap)
@@ -152,6 +160,7 @@ def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float 
         first_offset = next_offset = None
         first_at = None  # seconds from assign() to the first batch of records
         longest = 0.0  # longest wait for a later batch: a stall shows here
+        cpu_before = _process_cpu_s()
         started = time.perf_counter()
         deadline = started + time_limit
         consumer.assign([TopicPartition(topic, PARTITION, OFFSET_BEGINNING)])
@@ -181,11 +190,13 @@ def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float 
                     first_offset = msgs[0].offset()
                 next_offset = msgs[-1].offset() + 1
             last = time.perf_counter()
+        client_cpu_s = _process_cpu_s() - cpu_before
         # offsets of one partition, read in order: no gap and no duplicate iff they span `received`
         if error is None and first_offset is not None and next_offset - first_offset != received:
             error = f"offsets {first_offset}..{next_offset - 1} but {received} records: gaps or duplicates"
         return Run(received, payload, last - started, error,
-                   {"first_batch_ms": (first_at or 0) * 1000, "longest_wait_ms": longest * 1000})
+                   {"first_batch_ms": (first_at or 0) * 1000, "longest_wait_ms": longest * 1000,
+                    "client_cpu_ms": client_cpu_s * 1000})
     finally:
         consumer.close()
 
