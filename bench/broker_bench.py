@@ -63,8 +63,8 @@ run-to-run noise) or MISSED: against tansu for the produce rows and kafka-python
 every peer for confluent-kafka's consume rows (the mock's cell there reads its smaller
 read-back topic, so that comparison is of rates over different lengths). When every
 broker, the in-process mock included, lands within a few % of the others, the client is
-the limit, and the row says so. The broker runs on one
-core and the client on another (waking a process on the other core costs tens of µs). Every loop is bounded by a record
+the limit, and the row says so. The broker runs on one core and the client on another
+(waking a process on the other core costs tens of µs). Every loop is bounded by a record
 count and a time limit, and the whole run by BUDGET_S; broker processes and temporary
 directories are removed on every exit path (`peers.py` keeps a reaper process for the
 ones a crash of this process would leave). If pylog cannot serve a produce, its cells say
