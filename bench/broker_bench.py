@@ -277,7 +277,7 @@ def _client_cpu_cell(name: str, runs: list[Run | str], active: list[str], nr: Ca
     the client's CPU, so its cell says so."""
     if name not in active:
         return nr(name)
-    if name in ("pylog-inproc", "mock"):
+    if name in IN_PROCESS_CPU:
         return f"{name} n/a (broker in this process)"
     good = [r for r in runs if isinstance(r, Run) and r.records and r.error is None and r.extra
             and "client_cpu_ms" in r.extra]

@@ -175,3 +175,9 @@ def regular_file_names(dir: Path) -> list[str]:
     """The names of the files in `dir` (not its directories)."""
     with os.scandir(dir) as entries:
         return [entry.name for entry in entries if entry.is_file()]
+
+
+def remove_dir(dir: Path) -> None:
+    """Remove `dir` and everything in it; what is already gone is no error."""
+    import shutil   # at the first directory removed: a start usually removes none
+    shutil.rmtree(dir, ignore_errors=True)

@@ -1069,8 +1069,7 @@ class Log:
         """Close the files and remove the whole directory."""
         self.close_handlers()
         self._epoch_cache.clear()
-        import shutil   # (at the first directory removed)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        files.remove_dir(self.dir)
 
     @property
     def closed(self) -> bool:

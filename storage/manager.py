@@ -151,8 +151,7 @@ class LogManager:
                 continue   # the metadata log is not a partition the broker hosts (pylog/controller/)
             if name.endswith(files.DELETE_DIR_SUFFIX):
                 logger.info("Removing partition directory %s left by an unfinished delete", name)
-                import shutil   # (at the first directory removed)
-                shutil.rmtree(entry.path, ignore_errors=True)
+                files.remove_dir(entry.path)
                 continue
             if name.endswith(files.STRAY_DIR_SUFFIX):
                 logger.warning("Leaving stray log %s as it is: this broker does not host it", entry.path)
@@ -257,8 +256,7 @@ class LogManager:
         doomed = self.data_dir / f"{log.dir.name}.{uuid.uuid4().hex}{files.DELETE_DIR_SUFFIX}"
         os.replace(log.dir, doomed)
         fsync_dir(self.data_dir)
-        import shutil   # (at the first directory removed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        files.remove_dir(doomed)
         return True
 
     # -- housekeeping --
