@@ -27,17 +27,25 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
   100 B records (defaults, so idempotent, plus acks=all and linger_ms 5);
 - consume throughput of every record the produce runs wrote, from the beginning, no group
   (assign), with both clients; the mock keeps only ~5 MiB per partition, so it reads back
-  smaller topics filled for the purpose (their sizes are printed). Consumers check that the
-  offsets they got have no gap and no duplicate. Before these rows each broker serves one
-  untimed consume of a few records, whose first-batch time is printed: a broker's first
-  consumer pays its one-time costs (the coordinator's topic that confluent-kafka's group.id
-  makes it look up, code loaded at first use, a JVM's first compilations), which are a
-  first-record cost, not a rate. confluent-kafka's consume rows also print the client's CPU
-  per record (`getrusage` of this process over the timed part) and the share of the wall
-  time the client was busy: 100% means the broker never kept the client waiting, and the
-  rate is then the client's, set by the answers' shape (how many records each Fetch
-  answer carries: Kafka, and so pylog, cut a partition's data at max.partition.fetch.bytes,
-  1 MiB by default, a slice that may end inside a batch);
+  smaller topics filled for the purpose (their sizes are printed). Rates over different
+  lengths do not compare (a short run never reaches the steady state of a long one, and
+  its first fetch weighs more), so every broker also gets topics of the mock's length, and
+  the "mock-sized" confluent-kafka rows read those on every broker, more times each, as
+  their runs last some ms. Consumers check that the offsets they got have no gap and no
+  duplicate. Before these rows each broker serves one untimed consume of a few records,
+  whose first-batch time is printed: a broker's first consumer pays its one-time costs
+  (the coordinator's topic that confluent-kafka's group.id makes it look up, code loaded
+  at first use, a JVM's first compilations), which are a first-record cost, not a rate.
+  The confluent-kafka consumer keeps librdkafka's default
+  bounds on its local queue (queued.min.messages 100k, queued.max.messages.kbytes 64 MiB)
+  and only shortens the pause after the queue is full (fetch.queue.backoff.ms 10): a queue
+  with room for a whole run would grow with the broker's speed, and the client would pay
+  for that growth in page faults. confluent-kafka's consume rows also print the client's
+  CPU per record, its minor page faults per 1k records (`getrusage` of this process over
+  the timed part) and the share of the wall time the client was busy: 100% means the broker
+  never kept the client waiting, and the rate is then the client's, set by the answers'
+  shape (how many records each Fetch answer carries: Kafka, and so pylog, cut a partition's
+  data at max.partition.fetch.bytes, 1 MiB by default, a slice that may end inside a batch);
 - produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
   500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
   so that records arrive at every phase of a parked fetch. A broker that answers a parked
@@ -58,10 +66,14 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
 
 Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is printed,
 so that slow drift of the machine hits every broker alike; a last line says how much CPU
-other processes took meanwhile. "At least as fast" goals print MET, TIE (within 5%, the
-run-to-run noise) or MISSED: against tansu for the produce rows and kafka-python's, against
-every peer for confluent-kafka's consume rows (the mock's cell there reads its smaller
-read-back topic, so that comparison is of rates over different lengths). When every
+other processes took meanwhile. Each run is timed with Python's garbage collector off, as
+`timeit` does, after a collection and `gc.freeze()` of what is alive: a full collection
+walks every object of this process, the in-process brokers' heaps included, and a run
+allocates enough to set off several, each tens of ms charged to whichever run it fell
+in. "At least as fast" goals print MET, TIE (within 5%, the run-to-run noise) or MISSED:
+against tansu for the produce rows and kafka-python's, against every peer for
+confluent-kafka's consume rows, each peer in the row where it read as many records as
+pylog (tansu and Kafka in the full rows, the mock in the mock-sized ones). When every
 broker, the in-process mock included, lands within a few % of the others, the client is
 the limit, and the row says so. The broker runs on one core and the client on another
 (waking a process on the other core costs tens of µs). Every loop is bounded by a record
@@ -73,6 +85,7 @@ ones a crash of this process would leave). If pylog cannot serve a produce, its 
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import statistics
@@ -93,19 +106,21 @@ BUDGET_S = 250.0
 # Kafka: ~5-10 s a start (and its format), so 3 starts, the last one kept for the load rows
 SPAWNS = {"pylog": 5, "pylog-inproc": 10, "tansu": 5, "kafka": 3, "mock": 5}
 KEEP_LAST_SPAWN = {"kafka"}
-REPS_PRODUCE = 3  # with Kafka in the run, 3 keeps `make bench` within ~8 minutes
-REPS_CONSUME = 3
+REPS_PRODUCE = 5
+REPS_CONSUME = 5
+REPS_MOCK_SIZED = 7  # the mock-sized consume runs last some ms each: more of them for a steady median
 COARSE_TICKS = 20  # a run whose broker CPU is fewer ticks than this is flagged as coarse
 CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 200_000, 100_000, 30_000
 # what the mock reads back: under its ~5 MiB per partition
 MOCK_READBACK = {"c100": 30_000, "c1k": 3_500, "kp100": 30_000}
+MOCK_SIZED = ("c100", "c1k")  # read-back topics every broker gets too, for the rows of the mock's length
 LATENCY_COUNT = 1_000
 WARMUP_CONSUME = 1_000  # records of the untimed consume before the consume rows
 IDLE_CPU_S = 2.0
 if QUICK:
     BUDGET_S = 150.0
     SPAWNS = {name: 1 for name in SPAWNS}
-    REPS_PRODUCE = REPS_CONSUME = 1
+    REPS_PRODUCE = REPS_CONSUME = REPS_MOCK_SIZED = 1
     CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 20_000, 10_000, 3_000
     MOCK_READBACK = {"c100": 3_000, "c1k": 1_000, "kp100": 3_000}
     LATENCY_COUNT = 100
@@ -285,7 +300,8 @@ def _client_cpu_cell(name: str, runs: list[Run | str], active: list[str], nr: Ca
         return f"{name} n/a"
     per_record = statistics.median(r.extra["client_cpu_ms"] * 1000 / r.records for r in good)
     busy = statistics.median(r.extra["client_cpu_ms"] / 1000 / r.seconds for r in good)
-    return f"{name} {per_record:.2f} µs, busy {busy:.0%}"
+    faults = statistics.median(r.extra["client_minor_faults"] * 1000 / r.records for r in good)
+    return f"{name} {per_record:.2f} µs, busy {busy:.0%}, {faults:.0f} page faults per 1k records"
 
 
 def _median_run(runs: list[Run | str]) -> Run | str:
@@ -391,7 +407,7 @@ def run() -> list[str]:
 
         topics = ["c100", "c1k", "kp100", "lat"]
         for name, handle in list(handles.items()):
-            wanted = topics + ([f"{t}-rb" for t in MOCK_READBACK] if name == "mock" else [])
+            wanted = topics + [f"{t}-rb" for t in MOCK_READBACK if name == "mock" or t in MOCK_SIZED]
             for topic in wanted:
                 error = clients.confluent_warmup(handle.bootstrap, topic, timeout=budget.limit(8))
                 if error:
@@ -413,12 +429,22 @@ def run() -> list[str]:
             if budget.exhausted():
                 cell.append("skipped (time budget)")
                 return
+            # Python's collector walks every object this process holds in each full collection,
+            # and a client run allocates enough to set off several: with the in-process brokers'
+            # heaps and the earlier rows' results those took tens of ms each, charged to
+            # whichever broker's run they fell in. So a run is timed with the collector off, as
+            # `timeit` does, after a collection, and what is alive before it is set aside.
+            gc.collect()
+            gc.freeze()
+            gc.disable()
             cpu_before = handles[name].cpu_seconds()
             try:
                 result = fn(budget.limit(wanted_limit))
             except Exception as exc:
                 cell.append(f"error: {_short(f'{type(exc).__name__}: {exc}')}")
                 return
+            finally:
+                gc.enable()
             cpu_after = handles[name].cpu_seconds()
             cell.append(result)
             if cpu_before is not None and cpu_after is not None and result.records and result.error is None:
@@ -440,12 +466,14 @@ def run() -> list[str]:
                     lambda n: lambda lim: clients.kp_produce(
                         boot[n], "kp100", KP_COUNT, 100, lim,
                         api_version=KP_MOCK_API_VERSION if n == "mock" else None), 20)
-        if "mock" in active:  # fill the mock's read-back topics (untimed)
+        for name in active:  # fill the read-back topics (untimed): all of the mock's, the mock-sized ones elsewhere
             for topic, count in MOCK_READBACK.items():
+                if name != "mock" and topic not in MOCK_SIZED:
+                    continue
                 size = 1024 if topic == "c1k" else 100
-                fill = clients.confluent_produce(boot["mock"], f"{topic}-rb", count, size, budget.limit(10))
+                fill = clients.confluent_produce(boot[name], f"{topic}-rb", count, size, budget.limit(10))
                 if fill.error:
-                    lines.append(f"mock: filling {topic}-rb: {_short(fill.error)}")
+                    lines.append(f"{name}: filling {topic}-rb: {_short(fill.error)}")
 
         def consume_topic(name: str, topic: str, produce_row: str) -> tuple[str, int]:
             """What to read back: every record the produce runs delivered (+ the warm-up
@@ -479,6 +507,12 @@ def run() -> list[str]:
         interleaved("consume 100B confluent", REPS_CONSUME, cf_consume("c100", "produce 100B confluent"), 20)
         interleaved("consume 1KiB confluent", REPS_CONSUME, cf_consume("c1k", "produce 1KiB confluent"), 20)
         interleaved("consume 100B kafka-python", REPS_CONSUME, kp_consume, 20)
+
+        def cf_consume_mock_sized(topic: str):
+            return lambda name: lambda lim: clients.confluent_consume(
+                boot[name], f"{topic}-rb", MOCK_READBACK[topic] + 1, lim)
+        interleaved("consume 100B confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c100"), 10)
+        interleaved("consume 1KiB confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c1k"), 10)
 
         latency: dict[str, tuple[list[float], str | None] | str] = {}
         for name in active:
@@ -596,17 +630,24 @@ def run() -> list[str]:
                   "produce 100B kafka-python": f"{KP_COUNT // 1000}k, median of {REPS_PRODUCE}",
                   "consume 100B confluent": f"all {REPS_PRODUCE}x{CF_100_COUNT // 1000}k produced"
                                             f" (mock {MOCK_READBACK['c100'] // 1000}k), median of {REPS_CONSUME}",
+                  "consume 100B confluent, mock-sized": f"{MOCK_READBACK['c100'] // 1000}k on every broker,"
+                                                        f" median of {REPS_MOCK_SIZED}",
                   "consume 1KiB confluent": f"all {REPS_PRODUCE}x{CF_1K_COUNT // 1000}k produced"
                                             f" (mock {MOCK_READBACK['c1k'] / 1000:g}k), median of {REPS_CONSUME}",
+                  "consume 1KiB confluent, mock-sized": f"{MOCK_READBACK['c1k'] / 1000:g}k on every broker,"
+                                                        f" median of {REPS_MOCK_SIZED}",
                   "consume 100B kafka-python": f"all {REPS_PRODUCE}x{KP_COUNT // 1000}k produced"
                                                f" (mock {MOCK_READBACK['kp100'] // 1000}k), median of {REPS_CONSUME}"}
         every_peer = ("tansu", "kafka", "mock")
+        same_length = ("pylog >= every peer of the same length (the mock: the mock-sized row)", ("tansu", "kafka"))
         goals = {"produce 100B confluent": ("pylog >= tansu", ("tansu",)),
                  "produce 1KiB confluent": ("pylog >= tansu", ("tansu",)),
                  "produce 100B kafka-python": ("pylog not slower than tansu", ("tansu",)),
-                 "consume 100B confluent": ("pylog >= every peer", every_peer),
-                 "consume 1KiB confluent": ("pylog >= every peer", every_peer),
-                 "consume 100B kafka-python": ("pylog not slower than tansu", ("tansu",))}
+                 "consume 100B confluent": same_length,
+                 "consume 1KiB confluent": same_length,
+                 "consume 100B kafka-python": ("pylog not slower than tansu", ("tansu",)),
+                 "consume 100B confluent, mock-sized": ("pylog >= every peer", every_peer),
+                 "consume 1KiB confluent, mock-sized": ("pylog >= every peer", every_peer)}
         for row in counts:
             cells, rates = [], {}
             for name in BROKERS:
@@ -648,7 +689,7 @@ def run() -> list[str]:
                         cells.append(f"{name} {w.error if isinstance(w, Run) else w}")
                 lines.append(f"  untimed first consume ({WARMUP_CONSUME} records, before the rows), its first batch"
                              f" after: " + " | ".join(cells))
-            if row.startswith("consume") and row.endswith("confluent"):
+            if row.startswith("consume") and "confluent" in row:
                 lines.append("  client CPU per record (this process, every thread, in the timed part; median"
                              " of runs) and share of the wall time it was busy; where a broker keeps the"
                              " client busy all the time, the client is the limit: "
