@@ -69,8 +69,8 @@ so that slow drift of the machine hits every broker alike; a last line says how 
 other processes took meanwhile. Each run is timed with Python's garbage collector off, as
 `timeit` does, after a collection and `gc.freeze()` of what is alive: a full collection
 walks every object of this process, the in-process brokers' heaps included, and a run
-allocates enough to set off several, each tens of ms charged to whichever run it fell
-in. "At least as fast" goals print MET, TIE (within 5%, the run-to-run noise) or MISSED:
+allocates enough to set off several (a 100 B consume of 600k records: 6 or 7, of about
+90 ms each), charged to whichever broker's run they fell in. "At least as fast" goals print MET, TIE (within 5%, the run-to-run noise) or MISSED:
 against tansu for the produce rows and kafka-python's, against every peer for
 confluent-kafka's consume rows, each peer in the row where it read as many records as
 pylog (tansu and Kafka in the full rows, the mock in the mock-sized ones). When every
@@ -429,11 +429,7 @@ def run() -> list[str]:
             if budget.exhausted():
                 cell.append("skipped (time budget)")
                 return
-            # Python's collector walks every object this process holds in each full collection,
-            # and a client run allocates enough to set off several: with the in-process brokers'
-            # heaps and the earlier rows' results those took tens of ms each, charged to
-            # whichever broker's run they fell in. So a run is timed with the collector off, as
-            # `timeit` does, after a collection, and what is alive before it is set aside.
+            # the collector off for the run, what is alive before it set aside (module docstring)
             gc.collect()
             gc.freeze()
             gc.disable()
