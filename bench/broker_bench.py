@@ -36,11 +36,11 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
   whose first-batch time is printed: a broker's first consumer pays its one-time costs
   (the coordinator's topic that confluent-kafka's group.id makes it look up, code loaded
   at first use, a JVM's first compilations), which are a first-record cost, not a rate.
-  The confluent-kafka consumer keeps librdkafka's default
-  bounds on its local queue (queued.min.messages 100k, queued.max.messages.kbytes 64 MiB)
-  and only shortens the pause after the queue is full (fetch.queue.backoff.ms 10): a queue
-  with room for a whole run would grow with the broker's speed, and the client would pay
-  for that growth in page faults. confluent-kafka's consume rows also print the client's
+  The confluent-kafka consumer keeps librdkafka's default bounds on its local queue
+  (queued.min.messages 100k, queued.max.messages.kbytes 64 MiB) and only shortens the
+  pause after the queue is full (fetch.queue.backoff.ms 10): a queue with room for a whole
+  run would grow with the broker's speed, and the client would pay for that growth in page
+  faults. confluent-kafka's consume rows also print the client's
   CPU per record, its minor page faults per 1k records (`getrusage` of this process over
   the timed part) and the share of the wall time the client was busy: 100% means the broker
   never kept the client waiting, and the rate is then the client's, set by the answers'
@@ -70,10 +70,11 @@ other processes took meanwhile. Each run is timed with Python's garbage collecto
 `timeit` does, after a collection and `gc.freeze()` of what is alive: a full collection
 walks every object of this process, the in-process brokers' heaps included, and a run
 allocates enough to set off several (a 100 B consume of 600k records: 6 or 7, of about
-90 ms each), charged to whichever broker's run they fell in. "At least as fast" goals print MET, TIE (within 5%, the run-to-run noise) or MISSED:
-against tansu for the produce rows and kafka-python's, against every peer for
-confluent-kafka's consume rows, each peer in the row where it read as many records as
-pylog (tansu and Kafka in the full rows, the mock in the mock-sized ones). When every
+90 ms each), charged to whichever broker's run they fell in. "At least as fast" goals
+print MET, TIE (within 5%, the run-to-run noise) or MISSED: against tansu for the produce
+rows and kafka-python's, against every peer for confluent-kafka's consume rows, each peer
+in the row where it read as many records as pylog (tansu and Kafka in the full rows, the
+mock in the mock-sized ones). When every
 broker, the in-process mock included, lands within a few % of the others, the client is
 the limit, and the row says so. The broker runs on one core and the client on another
 (waking a process on the other core costs tens of µs). Every loop is bounded by a record
