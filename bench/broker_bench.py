@@ -201,6 +201,18 @@ def _goal_verdict(rates: dict[str, float | None], peers: tuple[str, ...]) -> str
     return f"{overall} (" + ", ".join(f"{peer} {verdict}" for peer, verdict in verdicts.items()) + ")"
 
 
+def _readback_topics(name: str) -> list[str]:
+    """The read-back topics broker `name` is given: all of them on the mock, the mock-sized
+    ones elsewhere."""
+    return [topic for topic in MOCK_READBACK if name == "mock" or topic in MOCK_SIZED]
+
+
+def _readback(topic: str) -> tuple[str, int]:
+    """The read-back topic of `topic` and the records a consumer reads there (its fill and
+    the warm-up record)."""
+    return f"{topic}-rb", MOCK_READBACK[topic] + 1
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -408,7 +420,7 @@ def run() -> list[str]:
 
         topics = ["c100", "c1k", "kp100", "lat"]
         for name, handle in list(handles.items()):
-            wanted = topics + [f"{t}-rb" for t in MOCK_READBACK if name == "mock" or t in MOCK_SIZED]
+            wanted = topics + [_readback(t)[0] for t in _readback_topics(name)]
             for topic in wanted:
                 error = clients.confluent_warmup(handle.bootstrap, topic, timeout=budget.limit(8))
                 if error:
@@ -463,20 +475,19 @@ def run() -> list[str]:
                     lambda n: lambda lim: clients.kp_produce(
                         boot[n], "kp100", KP_COUNT, 100, lim,
                         api_version=KP_MOCK_API_VERSION if n == "mock" else None), 20)
-        for name in active:  # fill the read-back topics (untimed): all of the mock's, the mock-sized ones elsewhere
-            for topic, count in MOCK_READBACK.items():
-                if name != "mock" and topic not in MOCK_SIZED:
-                    continue
+        for name in active:  # fill the read-back topics (untimed)
+            for topic in _readback_topics(name):
                 size = 1024 if topic == "c1k" else 100
-                fill = clients.confluent_produce(boot[name], f"{topic}-rb", count, size, budget.limit(10))
+                fill = clients.confluent_produce(boot[name], _readback(topic)[0], MOCK_READBACK[topic], size,
+                                                 budget.limit(10))
                 if fill.error:
-                    lines.append(f"{name}: filling {topic}-rb: {_short(fill.error)}")
+                    lines.append(f"{name}: filling {_readback(topic)[0]}: {_short(fill.error)}")
 
         def consume_topic(name: str, topic: str, produce_row: str) -> tuple[str, int]:
             """What to read back: every record the produce runs delivered (+ the warm-up
             record), or on the mock the smaller read-back topic."""
             if name == "mock":
-                return f"{topic}-rb", MOCK_READBACK[topic] + 1
+                return _readback(topic)
             delivered = sum(r.records for r in results.get(produce_row, {}).get(name, []) if isinstance(r, Run))
             return topic, delivered + 1
 
@@ -506,8 +517,7 @@ def run() -> list[str]:
         interleaved("consume 100B kafka-python", REPS_CONSUME, kp_consume, 20)
 
         def cf_consume_mock_sized(topic: str):
-            return lambda name: lambda lim: clients.confluent_consume(
-                boot[name], f"{topic}-rb", MOCK_READBACK[topic] + 1, lim)
+            return lambda name: lambda lim: clients.confluent_consume(boot[name], *_readback(topic), lim)
         interleaved("consume 100B confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c100"), 10)
         interleaved("consume 1KiB confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c1k"), 10)
 
