@@ -40,12 +40,18 @@ API_VERSIONS_KEY = 18
 CONTROLLED_SHUTDOWN_KEY = 7
 
 
+_imported: dict[str, type[Message]] = {}   # class name -> class, its module imported on first use
+
+
 def _class(table: dict[int, str], api_key: int) -> type[Message]:
     name = table.get(api_key)
     if name is None:
         raise UnknownApiKey(api_key)
-    module = importlib.import_module(f"protocol.messages.{messages.MODULES[name]}")
-    return getattr(module, name)
+    cls = _imported.get(name)
+    if cls is None:
+        module = importlib.import_module(f"protocol.messages.{messages.MODULES[name]}")
+        cls = _imported[name] = getattr(module, name)
+    return cls
 
 
 def request_class(api_key: int) -> type[Message]:

@@ -46,12 +46,16 @@ def image_features(supported: tuple[tuple[str, int, int], ...], image) -> NodeFe
 
 
 def make_handler(dispatcher: Dispatcher, features: Callable[[], NodeFeatures]):
+    # The API list, built at the first request (the node fills the dispatcher's table
+    # before it serves, and the versions stay as they are) and shared by every answer,
+    # which only reads it: every client asks on every connection.
+    api_keys: list[ApiVersionsResponse.ApiVersion] = []
+
     async def handle(request, context: RequestContext) -> ApiVersionsResponse:
-        response = ApiVersionsResponse(
-            error_code=0,
-            api_keys=[ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
-                      for key, low, high in dispatcher.advertised()],
-        )
+        if not api_keys:
+            api_keys.extend(ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
+                            for key, low, high in dispatcher.advertised())
+        response = ApiVersionsResponse(error_code=0, api_keys=api_keys)
         if context.api_version >= FEATURES_VERSION:
             node = features()
             response.supported_features = [
