@@ -97,7 +97,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -274,16 +273,41 @@ class BatchHeader(NamedTuple):
         return sequence
 
 
-@dataclass(frozen=True, slots=True)
 class Record:
-    """One record with its absolute offset and timestamp."""
+    """One record with its absolute offset and timestamp. Immutable, equal by value."""
 
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
-    attributes: int = 0
+    __slots__ = ("offset", "timestamp", "key", "value", "headers", "attributes")
+
+    def __init__(self, offset: int, timestamp: int, key: bytes | None, value: bytes | None,
+                 headers: tuple[tuple[str, bytes | None], ...] = (), attributes: int = 0):
+        initialize = object.__setattr__
+        initialize(self, "offset", offset)
+        initialize(self, "timestamp", timestamp)
+        initialize(self, "key", key)
+        initialize(self, "value", value)
+        initialize(self, "headers", headers)
+        initialize(self, "attributes", attributes)
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"a Record is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Record is immutable: cannot delete {name!r}")
+
+    def _fields(self) -> tuple:
+        return (self.offset, self.timestamp, self.key, self.value, self.headers, self.attributes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Record:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return ("Record(offset={!r}, timestamp={!r}, key={!r}, value={!r}, headers={!r}, attributes={!r})"
+                .format(*self._fields()))
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-from dataclasses import dataclass
 from typing import Awaitable, Callable, NamedTuple
 
 from protocol import headers
@@ -46,14 +45,16 @@ class CloseConnection(Exception):
     """The request cannot be answered; close the connection (the reason is the message)."""
 
 
-@dataclass
 class RequestContext:
     """What a handler knows about the request besides its body."""
 
-    header: RequestHeader
-    api_version: int
-    client_host: str
-    client_port: int
+    __slots__ = ("header", "api_version", "client_host", "client_port")
+
+    def __init__(self, header: RequestHeader, api_version: int, client_host: str, client_port: int):
+        self.header = header
+        self.api_version = api_version
+        self.client_host = client_host
+        self.client_port = client_port
 
     @property
     def client_id(self) -> str | None:

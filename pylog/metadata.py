@@ -36,7 +36,6 @@ import base64
 import os
 import re
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -63,12 +62,14 @@ def topic_name_problem(name: str) -> str | None:
     return f"Topic name is invalid: {reason}"
 
 
-@dataclass
 class TopicInfo:
-    name: str
-    topic_id: uuid.UUID
-    num_partitions: int
-    configs: dict[str, str] = field(default_factory=dict)  # overrides only, Kafka names
+    __slots__ = ("name", "topic_id", "num_partitions", "configs")
+
+    def __init__(self, name: str, topic_id: uuid.UUID, num_partitions: int, configs: dict[str, str] | None = None):
+        self.name = name
+        self.topic_id = topic_id
+        self.num_partitions = num_partitions
+        self.configs = {} if configs is None else configs   # overrides only, Kafka names
 
     @property
     def is_internal(self) -> bool:

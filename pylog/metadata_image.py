@@ -51,7 +51,6 @@ so a reader holding the previous one can compare.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, NamedTuple
 
 from protocol.metadata import PartitionChangeRecord
@@ -177,11 +176,13 @@ class PartitionRegistration(NamedTuple):
         )
 
 
-@dataclass
 class TopicImage:
-    name: str
-    topic_id: uuid.UUID
-    partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
+    __slots__ = ("name", "topic_id", "partitions")
+
+    def __init__(self, name: str, topic_id: uuid.UUID, partitions: dict[int, PartitionRegistration] | None = None):
+        self.name = name
+        self.topic_id = topic_id
+        self.partitions = {} if partitions is None else partitions
 
 
 def _keep(current: tuple[int, ...], given) -> tuple[int, ...]:

@@ -12,15 +12,13 @@ from a properties file or a request, or already-typed values) and refuses unknow
 and invalid values with `InvalidConfig`; direct construction (`LogConfig(segment_bytes=
 1 << 20)`) validates too. LIST values are tuples.
 
-A LogConfig is immutable (frozen, slotted); a changed topic config is a new LogConfig given
+A LogConfig is immutable (slotted, each setting set once); a changed topic config is a new LogConfig given
 to `Log.update_config`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from storage.config_def import (
@@ -142,8 +140,8 @@ _KEYS = (
 CONFIG_KEYS: Mapping[str, ConfigKey] = {key.name: key for key in _KEYS}
 """Kafka topic config name -> ConfigKey, in the order of LogConfig's fields."""
 
-_PYTHON_TYPES = {Type.INT: "int", Type.LONG: "int", Type.DOUBLE: "float", Type.BOOLEAN: "bool",
-                 Type.STRING: "str", Type.LIST: "tuple[str, ...]"}
+_ATTRIBUTES = tuple(key.attribute for key in _KEYS)
+_ATTRIBUTE_SET = frozenset(_ATTRIBUTES)
 
 
 def _canonical(key: ConfigKey, value: Any) -> Any:
@@ -152,34 +150,52 @@ def _canonical(key: ConfigKey, value: Any) -> Any:
     return tuple(parsed) if key.type is Type.LIST else parsed
 
 
-def _fields_from_table(cls: type) -> type:
-    """Make `cls` a frozen, slotted dataclass with one field per topic config."""
-    cls.__annotations__ = {key.attribute: _PYTHON_TYPES[key.type] for key in _KEYS}
-    for key in _KEYS:
-        setattr(cls, key.attribute, key.default)
-    return dataclass(frozen=True, slots=True)(cls)
-
-
-@_fields_from_table
 class LogConfig:
     """The settings of one partition log (Kafka's topic configs). Immutable.
 
     Build it from Kafka names with `LogConfig.from_properties({"segment.bytes": "1048576"})`
     or directly with field names: `LogConfig(segment_bytes=1 << 20)`. Both validate.
+
+    One slot per entry of the table, named by its attribute, set once by `__init__`.
+    (A plain class rather than a generated dataclass: a start imports this module, and
+    generating a dataclass of this many fields costs several milliseconds.)
     """
 
-    def __post_init__(self) -> None:
+    __slots__ = _ATTRIBUTES
+
+    def __init__(self, **settings: Any) -> None:
+        unknown = settings.keys() - _ATTRIBUTE_SET
+        if unknown:
+            raise TypeError(f"LogConfig has no setting {sorted(unknown)[0]!r}")
         for key in _KEYS:
-            value = getattr(self, key.attribute)
-            checked = _canonical(key, value)
-            if checked != value or type(checked) is not type(value):
-                object.__setattr__(self, key.attribute, checked)
+            value = settings.get(key.attribute, key.default)
+            object.__setattr__(self, key.attribute, _canonical(key, value))
         if self.min_compaction_lag_ms > self.max_compaction_lag_ms:
             raise InvalidConfig(
                 "min.compaction.lag.ms",
                 f"conflicting settings: min.compaction.lag.ms ({self.min_compaction_lag_ms}) > "
                 f"max.compaction.lag.ms ({self.max_compaction_lag_ms})",
             )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"LogConfig is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"LogConfig is immutable: cannot delete {name!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, attribute) for attribute in _ATTRIBUTES)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not LogConfig:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "LogConfig(" + ", ".join(f"{a}={getattr(self, a)!r}" for a in _ATTRIBUTES) + ")"
 
     # -- building --
 
@@ -200,8 +216,11 @@ class LogConfig:
             if key is None:
                 raise InvalidConfig(name, "unknown topic config name")
             changes[key.attribute] = _canonical(key, raw)
-        base = defaults if defaults is not None else cls()
-        return dataclasses.replace(base, **changes)
+        return (defaults if defaults is not None else cls()).replace(**changes)
+
+    def replace(self, **changes: Any) -> LogConfig:
+        """This config with some settings changed, by attribute name; validated as new."""
+        return LogConfig(**{**{a: getattr(self, a) for a in _ATTRIBUTES}, **changes})
 
     def with_overrides(self, properties: Mapping[str, Any]) -> LogConfig:
         """This config with some Kafka-named settings changed."""

@@ -60,7 +60,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from sortedcontainers import SortedDict
@@ -79,24 +78,25 @@ OFFSET_STEM_CHARS = len(files.file_name_prefix(0))   # 20 digits
 _TEMPORARY_FILE_SUFFIXES = (files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
 
 
-@dataclass
 class RecoveryReport:
-    """What loading one partition directory found and changed."""
+    """What loading one partition directory found and changed: counts that recovery adds
+    to as it goes, and the problems it met."""
 
-    log_name: str
-    had_clean_shutdown: bool
-    recovery_point: int
-    segments_recovered: int = 0
-    bytes_truncated: int = 0
-    batches_dropped: int = 0
-    segments_deleted: int = 0
-    index_rebuilds: int = 0
-    time_indexes_created: int = 0
-    swap_files_completed: int = 0
-    stray_files_deleted: int = 0
-    producer_snapshot_offset: int | None = None
-    producer_batches_replayed: int = 0
-    errors: list[str] = field(default_factory=list)
+    def __init__(self, log_name: str, had_clean_shutdown: bool, recovery_point: int):
+        self.log_name = log_name
+        self.had_clean_shutdown = had_clean_shutdown
+        self.recovery_point = recovery_point
+        self.segments_recovered = 0
+        self.bytes_truncated = 0
+        self.batches_dropped = 0
+        self.segments_deleted = 0
+        self.index_rebuilds = 0
+        self.time_indexes_created = 0
+        self.swap_files_completed = 0
+        self.stray_files_deleted = 0
+        self.producer_snapshot_offset: int | None = None
+        self.producer_batches_replayed = 0
+        self.errors: list[str] = []
 
     @property
     def dropped_data(self) -> bool:
@@ -131,15 +131,18 @@ class RecoveryReport:
         return text
 
 
-@dataclass
 class LoadedLog:
     """The segments of a loaded directory and the offsets recovery settled on."""
 
-    segments: SortedDict  # base offset -> LogSegment
-    log_start_offset: int
-    recovery_point: int
-    log_end_offset: int
-    report: RecoveryReport
+    __slots__ = ("segments", "log_start_offset", "recovery_point", "log_end_offset", "report")
+
+    def __init__(self, segments: SortedDict, log_start_offset: int, recovery_point: int, log_end_offset: int,
+                 report: RecoveryReport):
+        self.segments = segments   # base offset -> LogSegment
+        self.log_start_offset = log_start_offset
+        self.recovery_point = recovery_point
+        self.log_end_offset = log_end_offset
+        self.report = report
 
 
 def load_log(

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.messages import SnapshotFooterRecord, SnapshotHeaderRecord
@@ -145,12 +144,15 @@ def write_bootstrap_checkpoint(log_dir: Path, now_ms: int) -> None:
     os.replace(temp, path)
 
 
-@dataclass
 class ControllerStart:
-    epoch: int
-    image: MetadataImage
-    first_start: bool
-    conversion: json_conversion.Conversion | None   # what a first start converted, if anything
+    __slots__ = ("epoch", "image", "first_start", "conversion")
+
+    def __init__(self, epoch: int, image: MetadataImage, first_start: bool,
+                 conversion: json_conversion.Conversion | None):
+        self.epoch = epoch
+        self.image = image
+        self.first_start = first_start
+        self.conversion = conversion   # what a first start converted, if anything
 
 
 def replay(metadata_log: MetadataLog, image: MetadataImage | None = None) -> MetadataImage:

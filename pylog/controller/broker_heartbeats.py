@@ -25,7 +25,6 @@ offsets come back from the log through `replay`, the sessions start again at `ac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from pylog.metadata_image import MetadataImage
 
@@ -43,12 +42,14 @@ STATE_FLAGS = {
 }
 
 
-@dataclass
 class BrokerHeartbeatState:
-    broker_id: int
-    fenced: bool
-    metadata_offset: int = -1
-    controlled_shutdown_offset: int = -1
+    __slots__ = ("broker_id", "fenced", "metadata_offset", "controlled_shutdown_offset")
+
+    def __init__(self, broker_id: int, fenced: bool, metadata_offset: int = -1, controlled_shutdown_offset: int = -1):
+        self.broker_id = broker_id
+        self.fenced = fenced
+        self.metadata_offset = metadata_offset
+        self.controlled_shutdown_offset = controlled_shutdown_offset
 
     @property
     def shutting_down(self) -> bool:

@@ -56,7 +56,6 @@ is (the caller serializes access: the controller's event loop).
 
 from __future__ import annotations
 
-import copy
 import logging
 import uuid
 
@@ -282,6 +281,7 @@ def fence_stale_brokers(image: MetadataImage, heartbeats: BrokerHeartbeats, now_
         these = fence_broker_records(work, broker_id, unclean_default=unclean_default)
         heartbeats.fence(broker_id)
         if work is image:
+            import copy   # (a fence is rare: not imported by a start)
             work = copy.deepcopy(image)
         for record, _ in these:
             work.replay(record)

@@ -40,7 +40,6 @@ v5+ config source STATIC_BROKER_CONFIG rather than DEFAULT_CONFIG).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from protocol.error_codes import ErrorCode
@@ -87,19 +86,25 @@ CLEAR_ELR_RECORD_VERSION = 0
 _DEFAULT_LOG_CONFIG = LogConfig()
 
 
-@dataclass(frozen=True)
 class TopicSettings:
-    """The controller's static settings that the topic and config rules read."""
+    """The controller's static settings that the topic and config rules read (set once)."""
 
-    default_log_config: LogConfig = _DEFAULT_LOG_CONFIG
-    static_broker_configs: frozenset[str] = field(default_factory=frozenset)  # names given
-    num_partitions: int = 1
-    default_replication_factor: int = 1
-    delete_topic_enable: bool = True
-    node_id: int = 1   # the controller's: its own dynamic broker configs count
-    # the broker configs that bound and default the GROUP configs (pylog/group_configs.py)
-    group_broker_configs: Mapping[str, Any] = field(default_factory=lambda: {
-        name: BROKER_CONFIG_KEYS[name].default for name in GROUP_BOUND_NAMES})
+    __slots__ = ("default_log_config", "static_broker_configs", "num_partitions", "default_replication_factor",
+                 "delete_topic_enable", "node_id", "group_broker_configs")
+
+    def __init__(self, default_log_config: LogConfig = _DEFAULT_LOG_CONFIG,
+                 static_broker_configs: frozenset[str] = frozenset(), num_partitions: int = 1,
+                 default_replication_factor: int = 1, delete_topic_enable: bool = True, node_id: int = 1,
+                 group_broker_configs: Mapping[str, Any] | None = None):
+        self.default_log_config = default_log_config
+        self.static_broker_configs = static_broker_configs   # the names given
+        self.num_partitions = num_partitions
+        self.default_replication_factor = default_replication_factor
+        self.delete_topic_enable = delete_topic_enable
+        self.node_id = node_id   # the controller's: its own dynamic broker configs count
+        # the broker configs that bound and default the GROUP configs (pylog/group_configs.py)
+        self.group_broker_configs = group_broker_configs if group_broker_configs is not None else {
+            name: BROKER_CONFIG_KEYS[name].default for name in GROUP_BOUND_NAMES}
 
     @classmethod
     def from_config(cls, config) -> TopicSettings:

@@ -39,7 +39,6 @@ import base64
 import json
 import os
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol.metadata import ConfigRecord, PartitionRecord, ProducerIdsRecord, TopicRecord
@@ -53,10 +52,12 @@ CONVERTED_SUFFIX = ".converted"
 PARTITION_RECORD_VERSION = 2
 
 
-@dataclass
 class Conversion:
-    records: list[tuple[Message, int]] = field(default_factory=list)
-    deleted_topics: list[tuple[str, uuid.UUID]] = field(default_factory=list)
+    __slots__ = ("records", "deleted_topics")
+
+    def __init__(self):
+        self.records: list[tuple[Message, int]] = []
+        self.deleted_topics: list[tuple[str, uuid.UUID]] = []
 
 
 def has_json_metadata(log_dir: Path) -> bool:

@@ -17,7 +17,6 @@ Nothing here does I/O; a result is immutable once built.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from protocol.schema import Message
@@ -29,11 +28,16 @@ MV_4_0_IV1 = 23     # ELR fields: PartitionChangeRecord v2
 LATEST_METADATA_VERSION = 27   # 4.1-IV1, Kafka 4.1's latest production level
 
 
-@dataclass(frozen=True)
 class ControllerResult:
-    response: Any
-    records: list[tuple[Message, int]] = field(default_factory=list)
-    after_commit: Callable[[int], None] | None = None
+    """A request's answer, the records it appends, and what to run once they commit."""
+
+    __slots__ = ("response", "records", "after_commit")
+
+    def __init__(self, response: Any, records: list[tuple[Message, int]] | None = None,
+                 after_commit: Callable[[int], None] | None = None):
+        self.response = response
+        self.records = [] if records is None else records
+        self.after_commit = after_commit
 
 
 def _level(metadata_version: int | None) -> int:

@@ -29,8 +29,21 @@ def test_kafka_defaults():
 
 
 def test_every_field_has_a_kafka_name():
-    fields = {f for f in LogConfig.__dataclass_fields__}
-    assert {key.attribute for key in CONFIG_KEYS.values()} == fields
+    assert {key.attribute for key in CONFIG_KEYS.values()} == set(LogConfig.__slots__)
+    config = LogConfig()
+    assert all(getattr(config, key.attribute) is not None for key in CONFIG_KEYS.values())
+
+
+def test_a_config_is_immutable_and_compares_by_value():
+    config = LogConfig(segment_bytes=1 << 20)
+    with pytest.raises(AttributeError):
+        config.segment_bytes = 1
+    with pytest.raises(TypeError):
+        LogConfig(segment_byte=1)
+    assert config == LogConfig.from_properties({"segment.bytes": "1048576"})
+    assert hash(config) == hash(LogConfig(segment_bytes=1 << 20))
+    assert config != LogConfig()
+    assert "segment_bytes=1048576" in repr(config)
 
 
 def test_from_properties_parses_strings_and_typed_values():

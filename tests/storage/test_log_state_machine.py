@@ -613,8 +613,8 @@ class LogStateMachine(RuleBasedStateMachine):
             if retention_ms >= 0:
                 rule_deletes(lambda i: now_ms - described[i][2] > retention_ms)
 
-        self.log.update_config(dataclasses.replace(
-            self.config, retention_ms=retention_ms, retention_bytes=retention_bytes, cleanup_policy=policy))
+        self.log.update_config(self.config.replace(
+            retention_ms=retention_ms, retention_bytes=retention_bytes, cleanup_policy=policy))
         try:
             deletions = self.log.delete_old_segments(now_ms, high_watermark)
         finally:
@@ -662,7 +662,7 @@ class LogStateMachine(RuleBasedStateMachine):
         first_dirty = checkpoint if checkpoint is not None and self.log_start_offset <= checkpoint <= self.next_offset \
             else self.log_start_offset
         dirty_bytes = sum(s.size_bytes for s, next_base in zip(segments[:-1], bases[1:]) if next_base > first_dirty)
-        config = dataclasses.replace(self.config, cleanup_policy=policy, delete_retention_ms=delete_retention_ms)
+        config = self.config.replace(cleanup_policy=policy, delete_retention_ms=delete_retention_ms)
         # An offset map for `map_keys` keys (of the four there are), or the default 128 MiB.
         map_kwargs = {} if map_keys is None else {"map_memory_bytes": (map_keys + 1) * BYTES_PER_ENTRY}
         self.log.update_config(config)
