@@ -25,7 +25,6 @@ offsets come back from the log through `replay`, the sessions start again at `ac
 
 from __future__ import annotations
 
-
 from pylog.metadata_image import MetadataImage
 
 FENCED = "FENCED"

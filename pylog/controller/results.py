@@ -12,7 +12,7 @@ uses it to remember where a controlled shutdown started.
 
 Record versions follow Kafka's `MetadataVersion` for the image's `metadata.version`
 feature level (None, before the bootstrap records, counts as the latest pylog writes).
-Nothing here does I/O; a result is immutable once built.
+Nothing here does I/O; a result is not changed once built.
 """
 
 from __future__ import annotations
