@@ -51,11 +51,11 @@ Mapping. A file is mapped at its first search or its first entry written, not wh
 opened (Kafka's LazyIndex maps on first use as well): opening reads the file's length and,
 where it must, counts the entries with preads, and the single entries read before a map
 exists -- a start reads the first and last ones of the active segment's indexes -- are
-preads too. So a segment with no index entry to search or write (less than
-`index.interval.bytes` of it appended, as in a partition holding a few records) never maps
-its indexes. A resize unmaps the file, and so does the end of a log's start for every
-index the start searched or rebuilt (storage/recovery.py): a start leaves no index mapped.
-The next use maps the file again.
+preads too, each done once: what they read is kept until the file is mapped. So a segment
+with no index entry to search or write (less than `index.interval.bytes` of it appended,
+as in a partition holding a few records) never maps its indexes. A resize unmaps the
+file, and so does the end of a log's start for every index the start searched or rebuilt
+(storage/recovery.py): a start leaves no index mapped. The next use maps the file again.
 
 Descriptors. The map needs no open file: the descriptor used to map it is closed at once.
 Python's mmap keeps a duplicate of it for the life of the map, though, until Python 3.13,
@@ -100,7 +100,7 @@ class IndexFile:
 
     __slots__ = (
         "_path", "base_offset", "max_index_size_bytes", "writable", "_map", "_length",
-        "_max_entries", "_entries", "_unflushed",
+        "_max_entries", "_entries", "_unflushed", "_read_slots",
     )
 
     ENTRY_SIZE: ClassVar[int]
@@ -116,6 +116,10 @@ class IndexFile:
         self.max_index_size_bytes = max_index_size_bytes
         self.writable = writable
         self._map: mmap.mmap | None | object = _NOT_MAPPED   # see `_mmap`
+        # slot -> bytes of the entries read with a pread while unmapped: a start asks for the
+        # active segment's first and last entries several times, and nothing writes an entry
+        # until the file is mapped (a search maps it too, so these are a few at most)
+        self._read_slots: dict[int, bytes] | None = None
         self._unflushed = False   # entries or length changed since the last flush
         newly_created = False
         if writable:
@@ -141,8 +145,11 @@ class IndexFile:
                 whole = self._round_down(self._length)
                 if whole == 0:
                     entries = 0
-                elif os.pread(fd, self.ENTRY_SIZE, whole - self.ENTRY_SIZE) != bytes(self.ENTRY_SIZE):
-                    entries = whole // self.ENTRY_SIZE
+                else:
+                    last = os.pread(fd, self.ENTRY_SIZE, whole - self.ENTRY_SIZE)
+                    if last != bytes(self.ENTRY_SIZE):
+                        entries = whole // self.ENTRY_SIZE
+                        self._read_slots = {entries - 1: last}
                 os.ftruncate(fd, target)
                 self._length = target
                 self._unflushed = True
@@ -273,11 +280,17 @@ class IndexFile:
         if self._map is _NOT_MAPPED:
             # One entry read before any search or write (a start reads the first and last
             # ones): a pread, which leaves the file unmapped (see "Mapping").
+            read = self._read_slots
+            if read is None:
+                read = self._read_slots = {}
+            elif slot in read:
+                return read[slot]
             fd = os.open(self._path, os.O_RDONLY)
             try:
-                return os.pread(fd, self.ENTRY_SIZE, start)
+                data = read[slot] = os.pread(fd, self.ENTRY_SIZE, start)
             finally:
                 os.close(fd)
+            return data
         mapped = self._mmap
         assert mapped is not None
         return mapped[start : start + self.ENTRY_SIZE]
@@ -358,6 +371,7 @@ class IndexFile:
             # No read-around on page faults (see "Page faults" in the module docstring).
             mapped.madvise(_MADV_RANDOM)
         self._map = mapped
+        self._read_slots = None   # entries are written through the map from now on
         return mapped
 
     def _read_all_entries(self) -> bytes:

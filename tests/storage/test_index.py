@@ -321,6 +321,31 @@ def test_an_index_is_mapped_at_its_first_search_or_entry_and_never_after_it_is_c
     assert reopened._mmap is None and not _mapped(path)   # a closed index is not mapped again
 
 
+def test_entries_read_before_the_map_are_read_once_and_never_stale(tmp_path, monkeypatch):
+    """storage/index.py: a start asks for the active segment's first and last entries several
+    times; each is read from the file once. An entry written (through the map) is what the
+    next read returns, also after the map is let go."""
+    path = tmp_path / "00000000000000000000.index"
+    index = OffsetIndex(path, 0, 4096, preallocate=True)
+    index.append(10, 100)
+    index.append(20, 200)
+    index.close()
+    reopened = OffsetIndex(path, 0, 4096, preallocate=True)
+    preads = []
+    real_pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: preads.append(at) or real_pread(fd, n, at))
+    for _ in range(3):
+        assert reopened.last_entry() == OffsetPosition(20, 200)
+        assert reopened.entry(0) == OffsetPosition(10, 100)
+    assert preads == [0]   # the last entry was read by the open; the first, once here
+    reopened.append(30, 300)   # maps the file and writes through the map
+    reopened.unmap()
+    assert reopened.last_entry() == OffsetPosition(30, 300)
+    assert reopened.entry(1) == OffsetPosition(20, 200)
+    reopened.close()
+    assert read_offset_index(path, 0) == [(10, 100), (20, 200), (30, 300)]
+
+
 def test_a_flush_syncs_the_file_only_when_entries_or_length_changed(tmp_path, monkeypatch):
     synced = []
     real_fsync = os.fsync
