@@ -279,7 +279,7 @@ class IndexFile:
         start = slot * self.ENTRY_SIZE
         if self._map is _NOT_MAPPED:
             # One entry read before any search or write (a start reads the first and last
-            # ones): a pread, which leaves the file unmapped (see "Mapping").
+            # ones): a pread, which leaves the file unmapped (see "Mapping"), done once.
             read = self._read_slots
             if read is None:
                 read = self._read_slots = {}
