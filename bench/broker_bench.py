@@ -45,7 +45,12 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
   the timed part) and the share of the wall time the client was busy: 100% means the broker
   never kept the client waiting, and the rate is then the client's, set by the answers'
   shape (how many records each Fetch answer carries: Kafka, and so pylog, cut a partition's
-  data at max.partition.fetch.bytes, 1 MiB by default, a slice that may end inside a batch);
+  data at max.partition.fetch.bytes, 1 MiB by default, a slice that may end inside a batch).
+  They also print the time from assign() to the first records the application got: librdkafka
+  hands out a Fetch answer's records only once it has read and parsed the whole answer, so a
+  broker that answers with one batch (the mock) gets its first records to the application
+  sooner than one that fills max.partition.fetch.bytes (Kafka, pylog); in the short
+  mock-sized runs that time is a visible share of the run;
 - produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
   500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
   so that records arrive at every phase of a parked fetch. A broker that answers a parked
@@ -315,6 +320,16 @@ def _client_cpu_cell(name: str, runs: list[Run | str], active: list[str], nr: Ca
     busy = statistics.median(r.extra["client_cpu_ms"] / 1000 / r.seconds for r in good)
     faults = statistics.median(r.extra["client_minor_faults"] * 1000 / r.records for r in good)
     return f"{name} {per_record:.2f} µs, busy {busy:.0%}, {faults:.0f} page faults per 1k records"
+
+
+def _first_batch_cell(name: str, runs: list[Run | str], active: list[str], nr: Callable[[str], str]) -> str:
+    """A confluent consume row's time from assign() to the first batch of records the
+    application got, median of the runs."""
+    if name not in active:
+        return nr(name)
+    firsts = [r.extra["first_batch_ms"] for r in runs if isinstance(r, Run) and r.records and r.error is None
+              and r.extra and "first_batch_ms" in r.extra]
+    return f"{name} {statistics.median(firsts):.1f} ms" if firsts else f"{name} n/a"
 
 
 def _median_run(runs: list[Run | str]) -> Run | str:
@@ -701,6 +716,10 @@ def run() -> list[str]:
                              " of runs) and share of the wall time it was busy; where a broker keeps the"
                              " client busy all the time, the client is the limit: "
                              + " | ".join(_client_cpu_cell(name, results.get(row, {}).get(name, []), active, nr)
+                                          for name in BROKERS))
+                lines.append("  first records, assign() to the first batch the application got (median of runs;"
+                             " part of the timed run): "
+                             + " | ".join(_first_batch_cell(name, results.get(row, {}).get(name, []), active, nr)
                                           for name in BROKERS))
             cpu_cells, per_record = _cpu_cells(cpu_runs.get(row, {}), BROKERS, active, nr)
             lines.append("  broker CPU per record / per MB, median of runs (lower is better): " + " | ".join(cpu_cells)

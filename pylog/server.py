@@ -28,6 +28,17 @@ a connection with no complete request in and no response out for that long, and 
 waiting or in hand; a connection that never completes its frame is idle too. A long-poll
 Fetch in hand keeps its connection from being idle.
 
+Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
+event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; the listening
+socket has SO_RCVBUF `socket.receive.buffer.bytes`, set before it accepts, which the accepted
+sockets inherit. Both default to 100 KiB (Linux doubles the value for its own bookkeeping);
+-1 leaves the operating system's size, which it grows as the connection goes. A fixed send
+buffer holds a large Fetch answer back until the client has read what went before, so the
+broker pushes each part out itself when the socket turns writable; with a buffer grown to
+hold the whole answer, the rest is pushed out by the client's acknowledgements, in the
+client's thread (on loopback, the sending and the receiving of each part run in whichever
+thread wakes the connection).
+
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a
 handler is logged with its traceback and closes that connection too. The server keeps
@@ -39,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import socket
 import time
 
 from protocol.errors import InvalidFrame
@@ -50,12 +62,14 @@ from pylog.request_memory import RequestMemory
 log = logging.getLogger("pylog.server")
 
 MAX_PENDING_BYTES = 32 * 1024 * 1024
+DEFAULT_BUFFER_SIZE = -1   # socket.*.buffer.bytes: leave the operating system's size
 
 
 class Connection(asyncio.Protocol):
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set,
-                 memory: RequestMemory | None = None):
+                 memory: RequestMemory | None = None, send_buffer_bytes: int = DEFAULT_BUFFER_SIZE):
         self.dispatcher = dispatcher
+        self.send_buffer_bytes = send_buffer_bytes
         self.connections = connections
         self.memory = memory if memory is not None else RequestMemory()
         self.busy = False
@@ -77,6 +91,10 @@ class Connection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         if peer:
             self.peer = (peer[0], peer[1])
+        sock = transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        if self.send_buffer_bytes != DEFAULT_BUFFER_SIZE:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
         if self.memory.exhausted:
             self.pause_for_memory()
         self.task = asyncio.get_running_loop().create_task(self.serve())
@@ -199,10 +217,13 @@ class Server:
     """The listening socket, its connections, and the closing of idle ones."""
 
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, *, max_idle_ms: int = -1,
-                 queued_max_request_bytes: int = -1):
+                 queued_max_request_bytes: int = -1, send_buffer_bytes: int = DEFAULT_BUFFER_SIZE,
+                 receive_buffer_bytes: int = DEFAULT_BUFFER_SIZE):
         self.dispatcher = dispatcher
         self.max_frame_bytes = max_frame_bytes
         self.max_idle_ms = max_idle_ms
+        self.send_buffer_bytes = send_buffer_bytes
+        self.receive_buffer_bytes = receive_buffer_bytes
         self.memory = RequestMemory(queued_max_request_bytes)
         self.connections: set[Connection] = set()
         self.listener: asyncio.Server | None = None
@@ -215,7 +236,13 @@ class Server:
     async def start(self, host: str, port: int) -> None:
         loop = asyncio.get_running_loop()
         self.listener = await loop.create_server(
-            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory), host, port)
+            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
+                               self.send_buffer_bytes),
+            host, port, start_serving=False)
+        if self.receive_buffer_bytes != DEFAULT_BUFFER_SIZE:
+            for sock in self.listener.sockets:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.receive_buffer_bytes)
+        await self.listener.start_serving()
         if self.max_idle_ms >= 0:
             self._reaper = loop.create_task(self._close_idle())
 
@@ -262,8 +289,11 @@ class Server:
 
 
 async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int, *,
-                       max_idle_ms: int = -1, queued_max_request_bytes: int = -1) -> Server:
+                       max_idle_ms: int = -1, queued_max_request_bytes: int = -1,
+                       send_buffer_bytes: int = DEFAULT_BUFFER_SIZE,
+                       receive_buffer_bytes: int = DEFAULT_BUFFER_SIZE) -> Server:
     server = Server(dispatcher, max_frame_bytes, max_idle_ms=max_idle_ms,
-                    queued_max_request_bytes=queued_max_request_bytes)
+                    queued_max_request_bytes=queued_max_request_bytes, send_buffer_bytes=send_buffer_bytes,
+                    receive_buffer_bytes=receive_buffer_bytes)
     await server.start(host, port)
     return server
