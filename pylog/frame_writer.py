@@ -10,8 +10,11 @@ in order:
                 more; what the socket does not take now (EAGAIN) is read with pread and
                 handed to transport.write, whose buffer sends it when the socket drains
 
-So on a consumer that keeps up, fetched records go from the page cache to the socket
-without entering Python; a slow one costs one read, the same as a plain frame. Nothing
+So the records a socket takes at once go from the page cache to the socket without entering
+Python, and the rest costs one read, the same as a plain frame. How much a socket takes at
+once is its send buffer: Kafka's `socket.send.buffer.bytes`, 100 KiB (pylog/server.py), so
+a Fetch answer of 1 MiB goes mostly through the read; with the operating system's own buffer
+(-1) it grows until a client that keeps up takes whole answers. Nothing
 here awaits: the frame is sent (or queued in the transport) before the event loop runs
 anything else, so the segment files it names stay open and unchanged throughout.
 
