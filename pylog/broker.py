@@ -311,9 +311,7 @@ class Broker:
         if self.controller is not None:
             self.controller.local_broker_alive = False
         if self.lifecycle is not None:
-            if not await self.lifecycle.controlled_shutdown(self.config.get("controlled.shutdown.timeout.ms")
-                                                            if self.config.is_set("controlled.shutdown.timeout.ms")
-                                                            else CONTROLLED_SHUTDOWN_TIMEOUT_MS):
+            if not await self.lifecycle.controlled_shutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS):
                 log.warning("controlled shutdown of broker %d did not finish; stopping anyway", self.node_id)
             await self.lifecycle.stop()
             self.lifecycle = None
