@@ -30,14 +30,14 @@ Fetch in hand keeps its connection from being idle.
 
 Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
 event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; the listening
-socket has SO_RCVBUF `socket.receive.buffer.bytes`, set before it accepts, which the accepted
-sockets inherit. Both default to 100 KiB (Linux doubles the value for its own bookkeeping);
--1 leaves the operating system's size, which it grows as the connection goes. A fixed send
-buffer holds a large Fetch answer back until the client has read what went before, so the
-broker pushes each part out itself when the socket turns writable; with a buffer grown to
-hold the whole answer, the rest is pushed out by the client's acknowledgements, in the
-client's thread (on loopback, the sending and the receiving of each part run in whichever
-thread wakes the connection).
+socket has SO_RCVBUF `socket.receive.buffer.bytes`, set before it starts accepting, which
+the accepted sockets inherit. Both default to 100 KiB (Linux doubles the value for its own
+bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE) leaves the operating system's size, which
+it grows as the connection goes. A fixed send buffer holds a large Fetch answer back until
+the client has read what went before, so the broker writes each part itself when the socket
+turns writable (pylog/frame_writer.py). A buffer grown to hold the whole answer takes it at
+once, and on loopback the kernel then sends the rest from the client's thread, as the
+client's reads acknowledge what came before: a confluent-kafka consumer pays for that.
 
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a
@@ -62,12 +62,12 @@ from pylog.request_memory import RequestMemory
 log = logging.getLogger("pylog.server")
 
 MAX_PENDING_BYTES = 32 * 1024 * 1024
-DEFAULT_BUFFER_SIZE = -1   # socket.*.buffer.bytes: leave the operating system's size
+USE_DEFAULT_BUFFER_SIZE = -1   # socket.*.buffer.bytes: leave the operating system's size
 
 
 class Connection(asyncio.Protocol):
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set,
-                 memory: RequestMemory | None = None, send_buffer_bytes: int = DEFAULT_BUFFER_SIZE):
+                 memory: RequestMemory | None = None, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
         self.dispatcher = dispatcher
         self.send_buffer_bytes = send_buffer_bytes
         self.connections = connections
@@ -93,7 +93,7 @@ class Connection(asyncio.Protocol):
             self.peer = (peer[0], peer[1])
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        if self.send_buffer_bytes != DEFAULT_BUFFER_SIZE:
+        if self.send_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
         if self.memory.exhausted:
             self.pause_for_memory()
@@ -217,8 +217,8 @@ class Server:
     """The listening socket, its connections, and the closing of idle ones."""
 
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, *, max_idle_ms: int = -1,
-                 queued_max_request_bytes: int = -1, send_buffer_bytes: int = DEFAULT_BUFFER_SIZE,
-                 receive_buffer_bytes: int = DEFAULT_BUFFER_SIZE):
+                 queued_max_request_bytes: int = -1, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
+                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
         self.dispatcher = dispatcher
         self.max_frame_bytes = max_frame_bytes
         self.max_idle_ms = max_idle_ms
@@ -239,7 +239,7 @@ class Server:
             lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
                                self.send_buffer_bytes),
             host, port, start_serving=False)
-        if self.receive_buffer_bytes != DEFAULT_BUFFER_SIZE:
+        if self.receive_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
             for sock in self.listener.sockets:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.receive_buffer_bytes)
         await self.listener.start_serving()
@@ -290,8 +290,8 @@ class Server:
 
 async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int, *,
                        max_idle_ms: int = -1, queued_max_request_bytes: int = -1,
-                       send_buffer_bytes: int = DEFAULT_BUFFER_SIZE,
-                       receive_buffer_bytes: int = DEFAULT_BUFFER_SIZE) -> Server:
+                       send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
+                       receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE) -> Server:
     server = Server(dispatcher, max_frame_bytes, max_idle_ms=max_idle_ms,
                     queued_max_request_bytes=queued_max_request_bytes, send_buffer_bytes=send_buffer_bytes,
                     receive_buffer_bytes=receive_buffer_bytes)
