@@ -144,14 +144,19 @@ class BrokerLifecycle:
 
     async def controlled_shutdown(self, timeout_ms: int) -> bool:
         """Ask the controller to move this broker's leaderships away; True once it says
-        the broker may stop, False if `timeout_ms` passed first."""
+        the broker may stop, False if `timeout_ms` passed first (the heartbeat that asks
+        counts: one to a controller that does not answer waits out its request timeout)."""
         self.want_shut_down = True
+
+        async def approved() -> None:
+            try:
+                await self.heartbeat()
+            except NodeUnavailable:
+                pass
+            await self.shut_down_allowed.wait()
+
         try:
-            await self.heartbeat()
-        except NodeUnavailable:
-            pass
-        try:
-            await asyncio.wait_for(self.shut_down_allowed.wait(), timeout_ms / 1000)
+            await asyncio.wait_for(approved(), timeout_ms / 1000)
             return True
         except asyncio.TimeoutError:
             return False
