@@ -25,6 +25,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from storage import files
 from storage.errors import CorruptCheckpoint
 
 OFFSET_CHECKPOINT_VERSION = 0
@@ -65,9 +66,7 @@ def read_checkpoint_file(path: Path, version: int, *, create: bool = False) -> l
     except FileNotFoundError:
         return []
     try:
-        # (os-level reads: a start reads one of these per partition, and a text-mode
-        # file object costs more than the read itself)
-        text = b"".join(iter(lambda: os.read(fd, 65536), b"")).decode("utf-8")
+        text = files.read_to_end(fd).decode("utf-8")
     finally:
         os.close(fd)
     lines = text.splitlines()

@@ -177,6 +177,13 @@ def regular_file_names(dir: Path) -> list[str]:
         return [entry.name for entry in entries if entry.is_file()]
 
 
+def read_to_end(fd: int) -> bytes:
+    """The rest of an open file, with os-level reads: a start reads a few small files per
+    partition (checkpoints, a producer snapshot), and a Python file object costs several
+    system calls more than the read itself."""
+    return b"".join(iter(lambda: os.read(fd, 65536), b""))
+
+
 def remove_dir(dir: Path) -> None:
     """Remove `dir` and everything in it; what is already gone is no error."""
     import shutil   # at the first directory removed: a start usually removes none

@@ -130,11 +130,9 @@ def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry], *, sync: b
 
 def read_snapshot_file(path: Path) -> list[SnapshotEntry]:
     """The entries of a snapshot file (CorruptSnapshot if it fails its checks)."""
-    # (os-level reads: a start reads a snapshot per partition, and a file object costs
-    # several system calls more than the read itself)
     fd = os.open(path, os.O_RDONLY)
     try:
-        data = b"".join(iter(lambda: os.read(fd, 65536), b""))
+        data = files.read_to_end(fd)
     finally:
         os.close(fd)
     try:
