@@ -277,7 +277,8 @@ class Broker:
                                          max_idle_ms=self.config.connections_max_idle_ms,
                                          queued_max_request_bytes=self.config.queued_max_request_bytes,
                                          send_buffer_bytes=self.config.socket_send_buffer_bytes,
-                                         receive_buffer_bytes=self.config.socket_receive_buffer_bytes)
+                                         receive_buffer_bytes=self.config.socket_receive_buffer_bytes,
+                                         listen_backlog=self.config.socket_listen_backlog_size)
         self.host, self.port = self.server.address
         self.dynamic_config.rebase(self.dynamic_config.static.served_at(bind_host if host is None else host, self.port))
         self.config = self.dynamic_config.current

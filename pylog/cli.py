@@ -85,6 +85,7 @@ def serve_command(args) -> int:
     from pylog.broker import Broker
     from pylog.broker_lifecycle import RegistrationFailed
     from pylog.config import BrokerConfig
+    from pylog.listen_sockets import ListenerBindFailed
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     raise_open_files_limit()
@@ -116,7 +117,7 @@ def serve_command(args) -> int:
         broker = Broker(config)
         try:
             await broker.start(args.host, args.port)
-        except RegistrationFailed as e:
+        except (RegistrationFailed, ListenerBindFailed) as e:
             logging.getLogger("pylog.cli").error("%s", e)
             raise SystemExit(1) from None
         stop = asyncio.Event()

@@ -42,6 +42,7 @@ from storage.config_def import (
 
 from pylog.kafka_broker_configs import BROKER_CONFIGS as KAFKA_BROKER_CONFIGS
 from pylog.kafka_broker_configs import INTERNAL
+from pylog.listen_sockets import LISTEN_BACKLOG
 
 __all__ = ["CONFIG_KEYS", "TOPIC_CONFIG_SYNONYMS", "BROKER_TO_TOPIC_NAMES", "SYNONYM_GROUPS",
            "FROM_KAFKA_TABLE", "KAFKA_DYNAMIC_MODES", "not_acted_on"]
@@ -126,6 +127,8 @@ _KEYS: tuple[ConfigKey, ...] = (
               "SO_SNDBUF of each accepted socket (-1: the OS's)."),
     ConfigKey("socket.receive.buffer.bytes", _I, 100 * 1024,
               "SO_RCVBUF of the listening socket, inherited by those it accepts (-1: the OS's)."),
+    ConfigKey("socket.listen.backlog.size", _I, LISTEN_BACKLOG,
+              "Connections the kernel has completed that the broker has not accepted yet.", at_least(1)),
     ConfigKey("num.network.threads", _I, 3, "JVM network threads.", at_least(1), **_NOT_YET),
     ConfigKey("num.io.threads", _I, 8, "JVM request threads.", at_least(1), **_NOT_YET),
     ConfigKey("queued.max.requests", _I, 500, "Request queue length.", at_least(1), **_NOT_YET),

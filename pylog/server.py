@@ -30,8 +30,8 @@ Fetch in hand keeps its connection from being idle.
 
 Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
 event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; the listening
-socket has SO_RCVBUF `socket.receive.buffer.bytes`, set before it starts accepting, which
-the accepted sockets inherit. Both default to 100 KiB (Linux doubles the value for its own
+sockets have SO_RCVBUF `socket.receive.buffer.bytes`, set before they are bound
+(pylog/listen_sockets.py), which the accepted sockets inherit. Both default to 100 KiB (Linux doubles the value for its own
 bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE) leaves the operating system's size, which
 it grows as the connection goes. A fixed send buffer holds a large Fetch answer back until
 the client has read what went before, so the broker writes each part itself when the socket
@@ -57,12 +57,12 @@ from protocol.errors import InvalidFrame
 from protocol.framing import FrameReader
 from pylog.dispatch import CloseConnection, Dispatcher
 from pylog.frame_writer import write_frame
+from pylog.listen_sockets import LISTEN_BACKLOG, USE_DEFAULT_BUFFER_SIZE, open_listening_sockets
 from pylog.request_memory import RequestMemory
 
 log = logging.getLogger("pylog.server")
 
 MAX_PENDING_BYTES = 32 * 1024 * 1024
-USE_DEFAULT_BUFFER_SIZE = -1   # socket.*.buffer.bytes: leave the operating system's size
 
 
 class Connection(asyncio.Protocol):
@@ -214,35 +214,33 @@ class Connection(asyncio.Protocol):
 
 
 class Server:
-    """The listening socket, its connections, and the closing of idle ones."""
+    """The listening sockets, their connections, and the closing of idle ones."""
 
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, *, max_idle_ms: int = -1,
                  queued_max_request_bytes: int = -1, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
-                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
+                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE, listen_backlog: int = LISTEN_BACKLOG):
         self.dispatcher = dispatcher
         self.max_frame_bytes = max_frame_bytes
         self.max_idle_ms = max_idle_ms
         self.send_buffer_bytes = send_buffer_bytes
         self.receive_buffer_bytes = receive_buffer_bytes
+        self.listen_backlog = listen_backlog
         self.memory = RequestMemory(queued_max_request_bytes)
         self.connections: set[Connection] = set()
-        self.listener: asyncio.Server | None = None
+        self.listeners: list[asyncio.Server] = []   # one per address bound (pylog/listen_sockets.py)
         self._reaper: asyncio.Task | None = None
 
     @property
     def address(self) -> tuple[str, int]:
-        return self.listener.sockets[0].getsockname()[:2]
+        return self.listeners[0].sockets[0].getsockname()[:2]
 
-    async def start(self, host: str, port: int) -> None:
+    async def start(self, host: str | None, port: int) -> None:
         loop = asyncio.get_running_loop()
-        self.listener = await loop.create_server(
-            lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
-                               self.send_buffer_bytes),
-            host, port, start_serving=False)
-        if self.receive_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
-            for sock in self.listener.sockets:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.receive_buffer_bytes)
-        await self.listener.start_serving()
+        for sock in open_listening_sockets(host, port, self.receive_buffer_bytes, self.listen_backlog):
+            self.listeners.append(await loop.create_server(
+                lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
+                                   self.send_buffer_bytes),
+                sock=sock, backlog=self.listen_backlog))
         if self.max_idle_ms >= 0:
             self._reaper = loop.create_task(self._close_idle())
 
@@ -267,8 +265,8 @@ class Server:
         if self._reaper is not None:
             self._reaper.cancel()
             self._reaper = None
-        if self.listener is not None:
-            self.listener.close()
+        for listener in self.listeners:
+            listener.close()
         connections = list(self.connections)
         for connection in connections:
             if connection.transport is not None:
@@ -283,17 +281,18 @@ class Server:
             if connection.task is not None:
                 connection.task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        if self.listener is not None:
-            await self.listener.wait_closed()
-            self.listener = None
+        for listener in self.listeners:
+            await listener.wait_closed()
+        self.listeners = []
 
 
 async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_bytes: int, *,
                        max_idle_ms: int = -1, queued_max_request_bytes: int = -1,
                        send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
-                       receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE) -> Server:
+                       receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
+                       listen_backlog: int = LISTEN_BACKLOG) -> Server:
     server = Server(dispatcher, max_frame_bytes, max_idle_ms=max_idle_ms,
                     queued_max_request_bytes=queued_max_request_bytes, send_buffer_bytes=send_buffer_bytes,
-                    receive_buffer_bytes=receive_buffer_bytes)
+                    receive_buffer_bytes=receive_buffer_bytes, listen_backlog=listen_backlog)
     await server.start(host, port)
     return server
