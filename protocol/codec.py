@@ -14,11 +14,12 @@ thousand times a second. So the walk happens once per (message class, version,
 direction): this module writes the Python source of a decoder, or of an encoder, for
 that version — fields absent in the version left out, runs of fixed-width fields folded
 into one `struct.Struct` call, arrays of integers read with one `unpack_from` —
-compiles it with `exec`, and caches the function. The two directions are compiled
-apart, each at its first use: a broker decodes requests and encodes responses, a client
-the other way round, and writing the metadata log only encodes. `source()` returns the
-text of both, which is the most direct way to see what a version of a message looks
-like on the wire.
+compiles it with `exec`, and caches the function. The compiled code is also kept on disk
+for the next process, as a module's bytecode is (`protocol/code_cache.py`). The two
+directions are compiled apart, each at its first use: a broker decodes requests and
+encodes responses, a client the other way round, and writing the metadata log only
+encodes. `source()` returns the text of both, which is the most direct way to see what a
+version of a message looks like on the wire.
 
 Rules the compiled code follows (Kafka's, see `protocol/primitives.py`):
 
@@ -46,6 +47,7 @@ from __future__ import annotations
 import struct
 import threading
 
+from protocol import code_cache
 from protocol import primitives as p
 from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, UnsupportedVersion
 from protocol.file_range import write_records
@@ -194,7 +196,8 @@ class _Compiler:
         """(the decoder or the encoder of the whole message, the source written for it)."""
         top = self.decoder_for(self.cls) if direction == DECODE else self.encoder_for(self.cls)
         text = "\n".join(self.lines) + "\n"
-        code = compile(text, f"<codec {self.cls.schema_name} v{self.version} {direction}>", "exec")
+        code = code_cache.compiled(text, f"<codec {self.cls.schema_name} v{self.version} {direction}>",
+                                   f"{self.cls.__module__}.{self.cls.__qualname__}-v{self.version}-{direction}")
         exec(code, self.namespace)
         return self.namespace[top], text
 
