@@ -107,6 +107,8 @@ _KEYS: tuple[ConfigKey, ...] = (
               "Sleep of a follower after a fetch error.", at_least(0)),
     ConfigKey("replica.socket.timeout.ms", _I, 30000, "Timeout of a follower's fetch request.",
               at_least(1)),
+    ConfigKey("replica.socket.receive.buffer.bytes", _I, 64 * 1024,
+              "SO_RCVBUF of a follower's connection to its leader (-1: the OS's)."),
     # -- network --
     ConfigKey("listeners", _CSV, ["PLAINTEXT://127.0.0.1:9092"],
               "Addresses to listen on, NAME://host:port, comma-separated; port 0 picks a free "

@@ -14,6 +14,12 @@ responses come back in request order (a broker answers one request per connectio
 time), so the reader task resolves the oldest future first and checks the correlation id.
 A Produce with acks=0 gets no response; this client is never used for one.
 
+Socket options, Kafka's (its NetworkClient's Selector): TCP_NODELAY (the event loop sets
+it), and SO_RCVBUF `receive_buffer_bytes` set before connecting, so that the window the
+connection starts with matches it; a follower's connection to its leader gets
+`replica.socket.receive.buffer.bytes` (64 KiB), the others the operating system's size
+(-1, Kafka's USE_DEFAULT_BUFFER_SIZE), as in Kafka.
+
 Failures: a connection that cannot be opened, closes, or answers with an unreadable frame
 fails every request in flight with `NodeUnavailable` and is dropped; the next `send`
 connects again. A request not answered within `timeout_ms` raises `NodeUnavailable` and
@@ -27,11 +33,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import socket
 import struct
 
 from protocol import headers
 from protocol.messages import RequestHeader
 from protocol.schema import Message
+from pylog.listen_sockets import USE_DEFAULT_BUFFER_SIZE
 
 log = logging.getLogger("pylog.network_client")
 
@@ -46,10 +54,12 @@ class NodeUnavailable(ConnectionError):
 class NodeClient:
     def __init__(self, host: str, port: int, *, client_id: str,
                  request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS,
-                 connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS):
+                 connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS,
+                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
         self.host = host
         self.port = port
         self.client_id = client_id
+        self.receive_buffer_bytes = receive_buffer_bytes
         self.request_timeout_ms = request_timeout_ms
         self.connect_timeout_ms = connect_timeout_ms
         self._writer: asyncio.StreamWriter | None = None
@@ -99,12 +109,35 @@ class NodeClient:
             if self._writer is not None:
                 return
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port),
-                                                        self.connect_timeout_ms / 1000)
+                reader, writer = await asyncio.wait_for(self._open(), self.connect_timeout_ms / 1000)
             except (OSError, asyncio.TimeoutError) as e:
                 raise NodeUnavailable(f"cannot connect to {self.address}: {e or 'timed out'}") from None
             self._writer = writer
             self._reader_task = asyncio.get_running_loop().create_task(self._read_responses(reader, writer))
+
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the node: to each of its addresses in turn until one takes it,
+        the receive buffer set before connecting."""
+        if self.receive_buffer_bytes == USE_DEFAULT_BUFFER_SIZE:
+            return await asyncio.open_connection(self.host, self.port)
+        loop = asyncio.get_running_loop()
+        refused: OSError | None = None
+        for family, kind, proto, _name, address in await loop.getaddrinfo(self.host, self.port,
+                                                                          type=socket.SOCK_STREAM):
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.receive_buffer_bytes)
+                sock.setblocking(False)
+                await loop.sock_connect(sock, address)
+            except OSError as e:
+                sock.close()
+                refused = e
+                continue
+            except BaseException:
+                sock.close()
+                raise
+            return await asyncio.open_connection(sock=sock)
+        raise refused or OSError(f"{self.host} has no address")
 
     async def _read_responses(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

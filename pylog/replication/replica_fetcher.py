@@ -79,6 +79,7 @@ class FetcherConfig:
     min_bytes: int = 1                            # replica.fetch.min.bytes
     backoff_ms: int = 1000                        # replica.fetch.backoff.ms
     socket_timeout_ms: int = 30_000               # replica.socket.timeout.ms
+    receive_buffer_bytes: int = 64 * 1024         # replica.socket.receive.buffer.bytes
 
     @classmethod
     def from_broker_config(cls, config) -> FetcherConfig:
@@ -89,7 +90,8 @@ class FetcherConfig:
                    read("replica.fetch.wait.max.ms", cls.wait_max_ms),
                    read("replica.fetch.min.bytes", cls.min_bytes),
                    read("replica.fetch.backoff.ms", cls.backoff_ms),
-                   read("replica.socket.timeout.ms", cls.socket_timeout_ms))
+                   read("replica.socket.timeout.ms", cls.socket_timeout_ms),
+                   read("replica.socket.receive.buffer.bytes", cls.receive_buffer_bytes))
 
 
 class FetchTarget:
@@ -118,7 +120,8 @@ class ReplicaFetcher:
         self.leader_id = leader_id
         self.config = config
         self.client = NodeClient(host, port, client_id=f"broker-{broker.node_id}-fetcher-{leader_id}",
-                                 request_timeout_ms=config.wait_max_ms + config.socket_timeout_ms)
+                                 request_timeout_ms=config.wait_max_ms + config.socket_timeout_ms,
+                                 receive_buffer_bytes=config.receive_buffer_bytes)
         self.targets: dict[tuple[str, int], FetchTarget] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None

@@ -69,3 +69,42 @@ def test_a_node_that_stops_fails_what_is_in_flight(tmp_path):
             await client.send(ApiVersionsRequest(), 0, timeout_ms=5000)
         await client.close()
     run(scenario())
+
+
+def _kernel_receive_buffer(size_bytes: int) -> int:
+    """What this kernel reports for a socket whose SO_RCVBUF was set to `size_bytes`
+    (Linux doubles it for its bookkeeping)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
+        return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+
+
+def test_the_receive_buffer_is_set_on_the_connection(tmp_path):
+    async def scenario():
+        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+        await broker.start(host="127.0.0.1", port=0)
+        sized = NodeClient("localhost", broker.port, client_id="test", receive_buffer_bytes=32768)
+        default = NodeClient("127.0.0.1", broker.port, client_id="test")
+        try:
+            for client in (sized, default):
+                assert (await client.send(ApiVersionsRequest(), 0)).error_code == 0
+            got = sized._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            assert got == _kernel_receive_buffer(32768)
+            untouched = default._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            assert untouched != got
+        finally:
+            await sized.close()
+            await default.close()
+            await broker.stop()
+    run(scenario())
+
+
+def test_a_sized_connection_to_an_unreachable_node_fails_the_request(tmp_path):
+    port = free_port()
+
+    async def scenario():
+        client = NodeClient("127.0.0.1", port, client_id="test", connect_timeout_ms=1000, receive_buffer_bytes=32768)
+        with pytest.raises(NodeUnavailable, match="cannot connect"):
+            await client.send(ApiVersionsRequest(), 0)
+        await client.close()
+    run(scenario())

@@ -11,6 +11,7 @@ are raw Kafka requests over `NodeClient`.
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 from protocol.error_codes import ErrorCode
@@ -33,7 +34,7 @@ from tests.pylog.replication.cluster_support import (
 
 
 def run(scenario, timeout_s: float = 60):
-    asyncio.run(asyncio.wait_for(scenario, timeout_s))
+    return asyncio.run(asyncio.wait_for(scenario, timeout_s))
 
 
 async def started(tmp_path, size, **kwargs) -> ReplicationCluster:
@@ -434,3 +435,31 @@ def test_kafka_python_acks_all_is_answered_once_the_follower_has_the_records(tmp
         finally:
             await cluster.stop()
     run(scenario())
+
+
+def test_a_followers_connection_to_its_leader_has_the_replica_receive_buffer(tmp_path):
+    """`replica.socket.receive.buffer.bytes`, Kafka's 64 KiB by default, as its
+    BrokerBlockingSender gives the replica fetcher's connection. (Here a 64 KiB buffer reads
+    back as the size an untouched socket starts with, so the set value is checked at the
+    client and on the socket with a size that differs.)"""
+    def reported(size_bytes: int | None) -> int:
+        with socket.socket() as probe:
+            if size_bytes is not None:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
+            return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+
+    async def follower_client(name: str, broker_configs):
+        cluster = await started(tmp_path / name, 2, broker_configs=broker_configs)
+        try:
+            await cluster.create_topic((1, 2))
+            await produce(cluster.client(1), batch(b"v"))
+            client = cluster.brokers[2].fetcher_manager.fetchers[1].client
+            await eventually(lambda: client._writer is not None, what="the follower connected")
+            return client.receive_buffer_bytes, \
+                client._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+        finally:
+            await cluster.stop()
+
+    assert run(follower_client("default", {})) == (64 * 1024, reported(64 * 1024))
+    assert reported(16384) != reported(None)
+    assert run(follower_client("set", {"replica.socket.receive.buffer.bytes": "16384"})) == (16384, reported(16384))
