@@ -43,10 +43,11 @@ def open_listening_sockets(host: str | None, port: int, receive_buffer_bytes: in
     try:
         if not host:
             opened.append(_wildcard_socket(port, receive_buffer_bytes, backlog))
-        for family, address in _addresses(host, port) if host else ():
-            if opened and port == 0:   # every address on the port the first one got
-                address = (address[0], opened[0].getsockname()[1], *address[2:])
-            opened.append(_listening_socket(family, address, receive_buffer_bytes, backlog))
+        else:
+            for family, address in _addresses(host, port):
+                if opened and port == 0:   # every address on the port the first one got
+                    address = (address[0], opened[0].getsockname()[1], *address[2:])
+                opened.append(_listening_socket(family, address, receive_buffer_bytes, backlog))
     except OSError as e:
         for sock in opened:
             sock.close()

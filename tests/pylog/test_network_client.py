@@ -11,6 +11,7 @@ from protocol.messages import ApiVersionsRequest, MetadataRequest
 from pylog.broker import Broker
 from pylog.config import BrokerConfig
 from pylog.network_client import NodeClient, NodeUnavailable
+from tests.pylog.test_socket_options import reported_receive_buffer
 
 
 def free_port() -> int:
@@ -71,14 +72,6 @@ def test_a_node_that_stops_fails_what_is_in_flight(tmp_path):
     run(scenario())
 
 
-def _kernel_receive_buffer(size_bytes: int) -> int:
-    """What this kernel reports for a socket whose SO_RCVBUF was set to `size_bytes`
-    (Linux doubles it for its bookkeeping)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
-        return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-
-
 def test_the_receive_buffer_is_set_on_the_connection(tmp_path):
     async def scenario():
         broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
@@ -89,7 +82,7 @@ def test_the_receive_buffer_is_set_on_the_connection(tmp_path):
             for client in (sized, default):
                 assert (await client.send(ApiVersionsRequest(), 0)).error_code == 0
             got = sized._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-            assert got == _kernel_receive_buffer(32768)
+            assert got == reported_receive_buffer(32768)
             untouched = default._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
             assert untouched != got
         finally:

@@ -29,6 +29,15 @@ def buffer_sizes_of(send_buffer_bytes: int, receive_buffer_bytes: int) -> tuple[
                         accepted.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
 
 
+def reported_receive_buffer(size_bytes: int | None) -> int:
+    """What this kernel reports for a new socket whose SO_RCVBUF was set to `size_bytes`
+    (None: not set)."""
+    with socket.socket() as probe:
+        if size_bytes is not None:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
+        return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+
+
 @pytest.mark.parametrize("config, sizes", [
     ({}, (102400, 102400)),   # Kafka's defaults
     ({"socket.send.buffer.bytes": "65536", "socket.receive.buffer.bytes": "32768"}, (65536, 32768)),

@@ -31,6 +31,7 @@ from tests.pylog.replication.cluster_support import (
     produce,
     segment_bytes,
 )
+from tests.pylog.test_socket_options import reported_receive_buffer
 
 
 def run(scenario, timeout_s: float = 60):
@@ -442,12 +443,6 @@ def test_a_followers_connection_to_its_leader_has_the_replica_receive_buffer(tmp
     BrokerBlockingSender gives the replica fetcher's connection. (Here a 64 KiB buffer reads
     back as the size an untouched socket starts with, so the set value is checked at the
     client and on the socket with a size that differs.)"""
-    def reported(size_bytes: int | None) -> int:
-        with socket.socket() as probe:
-            if size_bytes is not None:
-                probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
-            return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-
     async def follower_client(name: str, broker_configs):
         cluster = await started(tmp_path / name, 2, broker_configs=broker_configs)
         try:
@@ -460,6 +455,7 @@ def test_a_followers_connection_to_its_leader_has_the_replica_receive_buffer(tmp
         finally:
             await cluster.stop()
 
-    assert run(follower_client("default", {})) == (64 * 1024, reported(64 * 1024))
-    assert reported(16384) != reported(None)
-    assert run(follower_client("set", {"replica.socket.receive.buffer.bytes": "16384"})) == (16384, reported(16384))
+    assert run(follower_client("default", {})) == (64 * 1024, reported_receive_buffer(64 * 1024))
+    assert reported_receive_buffer(16384) != reported_receive_buffer(None)
+    assert run(follower_client("set", {"replica.socket.receive.buffer.bytes": "16384"})) == \
+        (16384, reported_receive_buffer(16384))
