@@ -31,9 +31,9 @@ Fetch in hand keeps its connection from being idle.
 Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
 event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; the listening
 sockets have SO_RCVBUF `socket.receive.buffer.bytes`, set before they are bound
-(pylog/listen_sockets.py), which the accepted sockets inherit. Both default to 100 KiB (Linux doubles the value for its own
-bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE) leaves the operating system's size, which
-it grows as the connection goes. A fixed send buffer holds a large Fetch answer back until
+(pylog/listen_sockets.py), which the accepted sockets inherit. Both default to 100 KiB
+(Linux doubles the value for its own bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE)
+leaves the operating system's size, which it grows as the connection goes. A fixed send buffer holds a large Fetch answer back until
 the client has read what went before, so the broker writes each part itself when the socket
 turns writable (pylog/frame_writer.py). A buffer grown to hold the whole answer takes it at
 once, and on loopback the kernel then sends the rest from the client's thread, as the
@@ -236,11 +236,21 @@ class Server:
 
     async def start(self, host: str | None, port: int) -> None:
         loop = asyncio.get_running_loop()
-        for sock in open_listening_sockets(host, port, self.receive_buffer_bytes, self.listen_backlog):
-            self.listeners.append(await loop.create_server(
-                lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
-                                   self.send_buffer_bytes),
-                sock=sock, backlog=self.listen_backlog))
+        sockets = open_listening_sockets(host, port, self.receive_buffer_bytes, self.listen_backlog)
+        try:
+            while sockets:
+                self.listeners.append(await loop.create_server(
+                    lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
+                                       self.send_buffer_bytes),
+                    sock=sockets[0], backlog=self.listen_backlog))
+                sockets.pop(0)
+        except BaseException:
+            for sock in sockets:
+                sock.close()
+            for listener in self.listeners:
+                listener.close()
+            self.listeners = []
+            raise
         if self.max_idle_ms >= 0:
             self._reaper = loop.create_task(self._close_idle())
 
