@@ -207,11 +207,14 @@ class Broker:
             # The metadata fetches have a connection of their own (Kafka's raft client has its
             # own network client): a controller answers a connection's requests in order, so
             # a registration, heartbeat or forwarded request behind a long-polling Fetch
-            # would wait out its max_wait_ms.
+            # would wait out its max_wait_ms. Its receive buffer is `socket.receive.buffer.bytes`,
+            # as Kafka's RaftManager gives its network client.
             from pylog.metadata_follower import MetadataFollower   # a broker-only node's
             self.metadata_follower = MetadataFollower(
                 MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms),
-                RemoteControllerChannel(address, client_id=f"raft-client-{self.node_id}"), now_ms=now_ms)
+                RemoteControllerChannel(address, client_id=f"raft-client-{self.node_id}",
+                                        receive_buffer_bytes=self.config.socket_receive_buffer_bytes),
+                now_ms=now_ms)
             await self.metadata_follower.rebuild_image()   # the local copy, as the last run left it
             image = self.metadata_follower.image
         self.set_dynamic_broker_configs(*dynamic_broker_configs(image, self.node_id))

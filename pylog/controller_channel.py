@@ -25,6 +25,7 @@ from typing import Protocol
 
 from protocol.schema import Message
 
+from pylog.listen_sockets import USE_DEFAULT_BUFFER_SIZE
 from pylog.network_client import NodeClient, NodeUnavailable
 
 
@@ -33,9 +34,10 @@ class ControllerChannel(Protocol):
 
 
 class RemoteControllerChannel:
-    def __init__(self, address: tuple[str, int], *, client_id: str, request_timeout_ms: int = 30_000):
+    def __init__(self, address: tuple[str, int], *, client_id: str, request_timeout_ms: int = 30_000,
+                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
         self.client = NodeClient(address[0], address[1], client_id=client_id,
-                                 request_timeout_ms=request_timeout_ms)
+                                 request_timeout_ms=request_timeout_ms, receive_buffer_bytes=receive_buffer_bytes)
 
     async def send(self, request: Message, version: int, timeout_ms: int | None = None) -> Message:
         return await self.client.send(request, version, timeout_ms)

@@ -16,9 +16,11 @@ A Produce with acks=0 gets no response; this client is never used for one.
 
 Socket options, Kafka's (its NetworkClient's Selector): TCP_NODELAY (the event loop sets
 it), and SO_RCVBUF `receive_buffer_bytes` set before connecting, so that the window the
-connection starts with matches it; a follower's connection to its leader gets
-`replica.socket.receive.buffer.bytes` (64 KiB), the others the operating system's size
-(-1, Kafka's USE_DEFAULT_BUFFER_SIZE), as in Kafka.
+connection starts with matches it. As in Kafka, a follower's connection to its leader gets
+`replica.socket.receive.buffer.bytes` (64 KiB; BrokerBlockingSender), a broker's metadata
+fetches from the controller `socket.receive.buffer.bytes` (100 KiB; RaftManager), and its
+other requests to the controller the operating system's size (-1, Kafka's
+USE_DEFAULT_BUFFER_SIZE; NodeToControllerChannelManager).
 
 Failures: a connection that cannot be opened, closes, or answers with an unreadable frame
 fails every request in flight with `NodeUnavailable` and is dropped; the next `send`

@@ -438,24 +438,37 @@ def test_kafka_python_acks_all_is_answered_once_the_follower_has_the_records(tmp
     run(scenario())
 
 
-def test_a_followers_connection_to_its_leader_has_the_replica_receive_buffer(tmp_path):
-    """`replica.socket.receive.buffer.bytes`, Kafka's 64 KiB by default, as its
-    BrokerBlockingSender gives the replica fetcher's connection. (Here a 64 KiB buffer reads
-    back as the size an untouched socket starts with, so the set value is checked at the
-    client and on the socket with a size that differs.)"""
-    async def follower_client(name: str, broker_configs):
+def test_a_brokers_connections_have_kafkas_receive_buffers(tmp_path):
+    """As in Kafka: a follower's connection to its leader gets `replica.socket.receive.buffer.bytes`
+    (64 KiB by default; BrokerBlockingSender), the metadata fetches from the controller
+    `socket.receive.buffer.bytes` (100 KiB; RaftManager), the other requests to the controller
+    the operating system's size (NodeToControllerChannelManager). (A 64 KiB buffer reads back
+    as the size an untouched socket starts with here, so the set value is checked at the client
+    too, and on the socket with sizes that differ.)"""
+    def receive_buffer(client) -> tuple[int, int]:
+        return client.receive_buffer_bytes, \
+            client._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+
+    async def broker_clients(name: str, broker_configs):
         cluster = await started(tmp_path / name, 2, broker_configs=broker_configs)
         try:
             await cluster.create_topic((1, 2))
             await produce(cluster.client(1), batch(b"v"))
-            client = cluster.brokers[2].fetcher_manager.fetchers[1].client
-            await eventually(lambda: client._writer is not None, what="the follower connected")
-            return client.receive_buffer_bytes, \
-                client._writer.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            follower = cluster.brokers[2]
+            controller_channel = follower.controller_channel.inner   # (under the cluster's RecordingChannel)
+            clients = (follower.fetcher_manager.fetchers[1].client, follower.metadata_follower.channel.client,
+                       controller_channel.client)
+            await eventually(lambda: all(c._writer is not None for c in clients), what="every connection open")
+            return [receive_buffer(c) for c in clients]
         finally:
             await cluster.stop()
 
-    assert run(follower_client("default", {})) == (64 * 1024, reported_receive_buffer(64 * 1024))
-    assert reported_receive_buffer(16384) != reported_receive_buffer(None)
-    assert run(follower_client("set", {"replica.socket.receive.buffer.bytes": "16384"})) == \
-        (16384, reported_receive_buffer(16384))
+    untouched = reported_receive_buffer(None)
+    assert run(broker_clients("default", {})) == [
+        (64 * 1024, reported_receive_buffer(64 * 1024)),
+        (100 * 1024, reported_receive_buffer(100 * 1024)),
+        (-1, untouched)]
+    assert untouched not in (reported_receive_buffer(16384), reported_receive_buffer(32768))
+    assert run(broker_clients("set", {"replica.socket.receive.buffer.bytes": "16384",
+                                      "socket.receive.buffer.bytes": "32768"}))[:2] == [
+        (16384, reported_receive_buffer(16384)), (32768, reported_receive_buffer(32768))]
