@@ -79,6 +79,7 @@ from storage.manager import LogManager
 
 from pylog.clock import now_ms
 from pylog.config import BrokerConfig
+from pylog.connection_quotas import ConnectionQuotas
 from pylog.coordinator import OFFSETS_TOPIC
 from pylog.delayed import DataWaiters
 from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher, OnFirstRequest
@@ -281,7 +282,8 @@ class Broker:
                                          queued_max_request_bytes=self.config.queued_max_request_bytes,
                                          send_buffer_bytes=self.config.socket_send_buffer_bytes,
                                          receive_buffer_bytes=self.config.socket_receive_buffer_bytes,
-                                         listen_backlog=self.config.socket_listen_backlog_size)
+                                         listen_backlog=self.config.socket_listen_backlog_size,
+                                         quotas=ConnectionQuotas(*self._connection_limits()))
         self.host, self.port = self.server.address
         self.dynamic_config.rebase(self.dynamic_config.static.served_at(bind_host if host is None else host, self.port))
         self.config = self.dynamic_config.current
@@ -541,6 +543,8 @@ class Broker:
             return
         self.config = self.dynamic_config.current
         log.info("dynamic broker configs: cluster default %s, this broker %s", cluster_default, per_broker)
+        if self.server is not None:
+            self.server.quotas.update(*self._connection_limits())
         if self.log_manager is None:
             return
         defaults = LogConfig.from_properties(self.config.topic_defaults())
@@ -552,6 +556,10 @@ class Broker:
                     self.set_topic_configs(topic.name, topic.configs)
         if before.log_cleaner_threads != self.config.log_cleaner_threads:
             self.log_cleaner.restart()
+
+    def _connection_limits(self) -> tuple[int, str]:
+        """`max.connections.per.ip` and its overrides, as the config now says."""
+        return self.config.max_connections_per_ip, self.config.max_connections_per_ip_overrides
 
     def remove_topic_logs(self, name: str, indexes) -> None:
         """The metadata no longer lists these partitions here (topic deleted, replica

@@ -89,6 +89,7 @@ from pylog.config_keys import (
     SYNONYM_GROUPS,
     TOPIC_CONFIG_SYNONYMS,
 )
+from pylog.connection_quotas import parse_overrides as parse_connection_overrides
 from pylog.listeners import Endpoint, advertised_address, resolve_listeners
 from pylog.properties import decode_properties, load_properties, parse_overrides, parse_properties
 
@@ -456,6 +457,15 @@ class BrokerConfig:
         if flush_ms is None:
             flush_ms = own["log.flush.scheduler.interval.ms"]
         eff["log.flush.interval.ms"] = flush_ms
+
+        # the per-address connection limits (KafkaConfig's checks; pylog/connection_quotas.py)
+        try:
+            overrides = parse_connection_overrides(own["max.connections.per.ip.overrides"])
+        except ValueError as e:
+            raise ConfigError(None, str(e)) from None
+        if own["max.connections.per.ip"] == 0 and not overrides:
+            raise ConfigError(None, "max.connections.per.ip can be set to zero only if "
+                                    "max.connections.per.ip.overrides property is set.")
 
         listeners = resolve_listeners(own["listeners"], own["advertised.listeners"],
                                       own["listener.security.protocol.map"],

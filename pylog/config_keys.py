@@ -42,6 +42,7 @@ from storage.config_def import (
 
 from pylog.kafka_broker_configs import BROKER_CONFIGS as KAFKA_BROKER_CONFIGS
 from pylog.kafka_broker_configs import INTERNAL
+from pylog.connection_quotas import NO_BOUND
 from pylog.listen_sockets import LISTEN_BACKLOG
 
 __all__ = ["CONFIG_KEYS", "TOPIC_CONFIG_SYNONYMS", "BROKER_TO_TOPIC_NAMES", "SYNONYM_GROUPS",
@@ -137,6 +138,10 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("connections.max.idle.ms", _L, 10 * 60 * 1000,
               "A connection with no request in and no response out for this long is closed "
               "(-1: never)."),
+    ConfigKey("max.connections.per.ip", _I, NO_BOUND,
+              "Connections one client address may hold; one more is closed at once.", at_least(0)),
+    ConfigKey("max.connections.per.ip.overrides", _STR, "",
+              "Per-address maximums, host:count,host:count; the others take max.connections.per.ip."),
     ConfigKey("queued.max.request.bytes", _L, -1,
               "Bytes of requests held across all connections before they stop reading (-1: no "
               "bound)."),

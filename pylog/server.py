@@ -23,6 +23,10 @@ each frame is charged from its size prefix on, released once answered, and while
 is exhausted the connections stop reading. A frame's bytes are allocated only as they
 arrive (protocol/framing.py), and a closed connection drops what it held at once.
 
+Connections per client address: `max.connections.per.ip` and its overrides
+(pylog/connection_quotas.py) are checked as a connection is accepted; one beyond its
+address's maximum is closed before anything is read from it.
+
 Idle connections: `connections.max.idle.ms` (Kafka's default 10 minutes; -1 never) closes
 a connection with no complete request in and no response out for that long, and nothing
 waiting or in hand; a connection that never completes its frame is idle too. A long-poll
@@ -55,6 +59,7 @@ import time
 
 from protocol.errors import InvalidFrame
 from protocol.framing import FrameReader
+from pylog.connection_quotas import ConnectionQuotas
 from pylog.dispatch import CloseConnection, Dispatcher
 from pylog.frame_writer import write_frame
 from pylog.listen_sockets import LISTEN_BACKLOG, USE_DEFAULT_BUFFER_SIZE, open_listening_sockets
@@ -67,8 +72,11 @@ MAX_PENDING_BYTES = 32 * 1024 * 1024
 
 class Connection(asyncio.Protocol):
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set,
-                 memory: RequestMemory | None = None, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE):
+                 memory: RequestMemory | None = None, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
+                 quotas: ConnectionQuotas | None = None):
         self.dispatcher = dispatcher
+        self.quotas = quotas
+        self.admitted = False            # counted in `quotas` (a rejected connection is not)
         self.send_buffer_bytes = send_buffer_bytes
         self.connections = connections
         self.memory = memory if memory is not None else RequestMemory()
@@ -87,10 +95,15 @@ class Connection(asyncio.Protocol):
 
     def connection_made(self, transport) -> None:
         self.transport = transport
-        self.connections.add(self)
         peer = transport.get_extra_info("peername")
         if peer:
             self.peer = (peer[0], peer[1])
+        if self.quotas is not None and peer:
+            if not self.quotas.admit(self.peer[0]):
+                transport.abort()   # at once, nothing read (Kafka's closeChannel)
+                return
+            self.admitted = True
+        self.connections.add(self)
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         if self.send_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
@@ -159,6 +172,9 @@ class Connection(asyncio.Protocol):
         self.take_frames()
 
     def connection_lost(self, exc) -> None:
+        if self.admitted:
+            self.admitted = False
+            self.quotas.release(self.peer[0])
         self.connections.discard(self)
         self.memory.forget(self)
         held, self.admitted_bytes = self.pending_bytes + self.admitted_bytes, 0
@@ -218,8 +234,10 @@ class Server:
 
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, *, max_idle_ms: int = -1,
                  queued_max_request_bytes: int = -1, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
-                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE, listen_backlog: int = LISTEN_BACKLOG):
+                 receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE, listen_backlog: int = LISTEN_BACKLOG,
+                 quotas: ConnectionQuotas | None = None):
         self.dispatcher = dispatcher
+        self.quotas = quotas if quotas is not None else ConnectionQuotas()
         self.max_frame_bytes = max_frame_bytes
         self.max_idle_ms = max_idle_ms
         self.send_buffer_bytes = send_buffer_bytes
@@ -241,7 +259,7 @@ class Server:
             while sockets:
                 self.listeners.append(await loop.create_server(
                     lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
-                                       self.send_buffer_bytes),
+                                       self.send_buffer_bytes, self.quotas),
                     sock=sockets[0], backlog=self.listen_backlog))
                 sockets.pop(0)
         except BaseException:
@@ -300,9 +318,9 @@ async def start_server(dispatcher: Dispatcher, host: str, port: int, max_frame_b
                        max_idle_ms: int = -1, queued_max_request_bytes: int = -1,
                        send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
                        receive_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
-                       listen_backlog: int = LISTEN_BACKLOG) -> Server:
+                       listen_backlog: int = LISTEN_BACKLOG, quotas: ConnectionQuotas | None = None) -> Server:
     server = Server(dispatcher, max_frame_bytes, max_idle_ms=max_idle_ms,
                     queued_max_request_bytes=queued_max_request_bytes, send_buffer_bytes=send_buffer_bytes,
-                    receive_buffer_bytes=receive_buffer_bytes, listen_backlog=listen_backlog)
+                    receive_buffer_bytes=receive_buffer_bytes, listen_backlog=listen_backlog, quotas=quotas)
     await server.start(host, port)
     return server
