@@ -5,7 +5,7 @@ The listener counts the connections of each client address. A connection accepte
 its address already holds its maximum is closed at once, before anything is read from it,
 with Kafka's INFO line:
 
-    Rejected connection from 127.0.0.1, address already has the configured maximum of 2 connections.
+    Rejected connection from /127.0.0.1, address already has the configured maximum of 2 connections.
 
 The maximum of an address is its entry in the overrides (`host:count,host:count`), else
 `max.connections.per.ip` (Kafka's default 2147483647: no bound). An override's host is an
@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import socket
+import struct
 log = logging.getLogger("pylog.connection_quotas")
 
 NO_BOUND = 2147483647   # Kafka's default: Int.MaxValue
@@ -62,6 +63,14 @@ def client_address(ip: str) -> str:
     return ip[len(_MAPPED_IPV4_PREFIX):] if ip.startswith(_MAPPED_IPV4_PREFIX) and "." in ip else ip
 
 
+def java_address(address: str) -> str:
+    """`address` as Kafka's log prints an InetAddress: `/127.0.0.1`, `/0:0:0:0:0:0:0:1`."""
+    if ":" not in address:
+        return "/" + address
+    groups = struct.unpack(">8H", socket.inet_pton(socket.AF_INET6, address))
+    return "/" + ":".join(f"{group:x}" for group in groups)
+
+
 class ConnectionQuotas:
     def __init__(self, max_per_ip: int = NO_BOUND, overrides: str | None = None):
         self.counts: dict[str, int] = {}
@@ -89,7 +98,7 @@ class ConnectionQuotas:
         limit = self.limit_of(address)
         if count >= limit:
             log.info("Rejected connection from %s, address already has the configured maximum of %d connections.",
-                     address, limit)
+                     java_address(address), limit)
             return False
         self.counts[address] = count + 1
         return True

@@ -12,7 +12,7 @@ import pytest
 
 from protocol.messages import ApiVersionsRequest, IncrementalAlterConfigsRequest
 from pylog.config import BrokerConfig, ConfigError
-from pylog.connection_quotas import ConnectionQuotas, client_address, parse_overrides
+from pylog.connection_quotas import ConnectionQuotas, client_address, java_address, parse_overrides
 from pylog.testing import EmbeddedBroker
 from tests.pylog.test_connection_limits import wait_until
 from tests.pylog.wire import RawClient
@@ -31,7 +31,7 @@ def serves(client: RawClient) -> bool:
 
 
 def rejected_line(limit: int) -> str:
-    return f"Rejected connection from 127.0.0.1, address already has the configured maximum of {limit} connections."
+    return f"Rejected connection from /127.0.0.1, address already has the configured maximum of {limit} connections."
 
 
 @pytest.fixture
@@ -133,6 +133,12 @@ def test_addresses_are_counted_as_the_kernel_gives_them_ipv4_clients_of_ipv6_soc
     assert quotas.admit("10.0.0.1") and not quotas.admit("10.0.0.1")
     quotas.release("127.0.0.1")
     assert quotas.counts == {"127.0.0.1": 1, "10.0.0.1": 1}
+
+
+def test_addresses_are_logged_as_kafka_prints_an_inet_address():
+    assert java_address("127.0.0.1") == "/127.0.0.1"
+    assert java_address("::1") == "/0:0:0:0:0:0:0:1"
+    assert java_address("fe80::1:abcd") == "/fe80:0:0:0:0:0:1:abcd"
 
 
 def test_a_name_counts_for_each_of_its_addresses():
