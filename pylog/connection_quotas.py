@@ -26,6 +26,7 @@ import logging
 import re
 import socket
 import struct
+
 log = logging.getLogger("pylog.connection_quotas")
 
 NO_BOUND = 2147483647   # Kafka's default: Int.MaxValue

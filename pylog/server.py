@@ -76,7 +76,7 @@ class Connection(asyncio.Protocol):
                  quotas: ConnectionQuotas | None = None):
         self.dispatcher = dispatcher
         self.quotas = quotas
-        self.admitted = False            # counted in `quotas` (a rejected connection is not)
+        self.counted = False             # counted in `quotas` (a rejected connection is not)
         self.send_buffer_bytes = send_buffer_bytes
         self.connections = connections
         self.memory = memory if memory is not None else RequestMemory()
@@ -102,7 +102,7 @@ class Connection(asyncio.Protocol):
             if not self.quotas.admit(self.peer[0]):
                 transport.abort()   # at once, nothing read (Kafka's closeChannel)
                 return
-            self.admitted = True
+            self.counted = True
         self.connections.add(self)
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
@@ -172,8 +172,8 @@ class Connection(asyncio.Protocol):
         self.take_frames()
 
     def connection_lost(self, exc) -> None:
-        if self.admitted:
-            self.admitted = False
+        if self.counted:
+            self.counted = False
             self.quotas.release(self.peer[0])
         self.connections.discard(self)
         self.memory.forget(self)
