@@ -66,10 +66,12 @@ def client_address(ip: str) -> str:
 
 def java_address(address: str) -> str:
     """`address` as Kafka's log prints an InetAddress: `/127.0.0.1`, `/0:0:0:0:0:0:0:1`."""
-    if ":" not in address:
+    bare, percent, scope = address.partition("%")
+    try:
+        groups = struct.unpack(">8H", socket.inet_pton(socket.AF_INET6, bare))
+    except OSError:   # an IPv4 address
         return "/" + address
-    groups = struct.unpack(">8H", socket.inet_pton(socket.AF_INET6, address))
-    return "/" + ":".join(f"{group:x}" for group in groups)
+    return "/" + ":".join(f"{group:x}" for group in groups) + percent + scope
 
 
 class ConnectionQuotas:
@@ -117,7 +119,7 @@ class ConnectionQuotas:
 def _addresses_of(host: str) -> list[str]:
     for family in (socket.AF_INET, socket.AF_INET6):
         try:
-            return [socket.inet_ntop(family, socket.inet_pton(family, host))]
+            return [client_address(socket.inet_ntop(family, socket.inet_pton(family, host)))]
         except OSError:
             continue
     try:

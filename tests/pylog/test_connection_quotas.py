@@ -127,6 +127,7 @@ def test_overrides_are_read_as_kafkas_csv_map():
 def test_addresses_are_counted_as_the_kernel_gives_them_ipv4_clients_of_ipv6_sockets_as_ipv4():
     assert client_address("::ffff:127.0.0.1") == "127.0.0.1"
     assert client_address("::1") == "::1" and client_address("10.0.0.1") == "10.0.0.1"
+    assert ConnectionQuotas(1, "::ffff:10.1.2.3:4").limit_of("10.1.2.3") == 4
     quotas = ConnectionQuotas(1, "127.0.0.1:2,::1:0")
     assert quotas.admit("::ffff:127.0.0.1") and quotas.admit("127.0.0.1") and not quotas.admit("127.0.0.1")
     assert not quotas.admit("::1")
@@ -139,6 +140,7 @@ def test_addresses_are_logged_as_kafka_prints_an_inet_address():
     assert java_address("127.0.0.1") == "/127.0.0.1"
     assert java_address("::1") == "/0:0:0:0:0:0:0:1"
     assert java_address("fe80::1:abcd") == "/fe80:0:0:0:0:0:1:abcd"
+    assert java_address("fe80::1%eth0") == "/fe80:0:0:0:0:0:0:1%eth0"   # a link-local peer's scope kept
 
 
 def test_a_name_counts_for_each_of_its_addresses():
