@@ -263,7 +263,8 @@ class Broker:
         self.lifecycle.start_heartbeats()
         await self.lifecycle.heartbeat()
         try:
-            await asyncio.wait_for(self.lifecycle.unfenced.wait(), UNFENCE_TIMEOUT_MS / 1000)
+            async with asyncio.timeout(UNFENCE_TIMEOUT_MS / 1000):
+                await self.lifecycle.unfenced.wait()
         except asyncio.TimeoutError:
             log.warning("broker %d not unfenced after %d ms; serving anyway", self.node_id, UNFENCE_TIMEOUT_MS)
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())

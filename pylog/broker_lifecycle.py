@@ -156,7 +156,8 @@ class BrokerLifecycle:
             await self.shut_down_allowed.wait()
 
         try:
-            await asyncio.wait_for(approved(), timeout_ms / 1000)
+            async with asyncio.timeout(timeout_ms / 1000):
+                await approved()
             return True
         except asyncio.TimeoutError:
             return False

@@ -27,7 +27,8 @@ class DataWaiters:
         for key in keys:
             self._waiters[key].add(future)
         try:
-            await asyncio.wait_for(future, timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await future
             return True
         except asyncio.TimeoutError:
             return False

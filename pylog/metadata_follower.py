@@ -123,7 +123,8 @@ class MetadataFollower:
                     return False
                 self._progress.clear()
                 try:
-                    await asyncio.wait_for(self._progress.wait(), remaining)
+                    async with asyncio.timeout(remaining):
+                        await self._progress.wait()
                 except asyncio.TimeoutError:
                     return False
             return True

@@ -97,7 +97,8 @@ class NodeClient:
         self._writer.write(payload)
         timeout_s = (self.request_timeout_ms if timeout_ms is None else timeout_ms) / 1000
         try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                return await asyncio.shield(future)
         except asyncio.TimeoutError:
             self._fail(NodeUnavailable(f"{self.address} did not answer within {timeout_s:.1f} s"))
             raise NodeUnavailable(f"{self.address} did not answer within {timeout_s:.1f} s") from None
@@ -111,7 +112,8 @@ class NodeClient:
             if self._writer is not None:
                 return
             try:
-                reader, writer = await asyncio.wait_for(self._open(), self.connect_timeout_ms / 1000)
+                async with asyncio.timeout(self.connect_timeout_ms / 1000):
+                    reader, writer = await self._open()
             except (OSError, asyncio.TimeoutError) as e:
                 raise NodeUnavailable(f"cannot connect to {self.address}: {e or 'timed out'}") from None
             self._writer = writer

@@ -225,7 +225,8 @@ class MetadataLog:
         if self._appended is None:
             self._appended = asyncio.Event()
         try:
-            await asyncio.wait_for(self._appended.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await self._appended.wait()
         except asyncio.TimeoutError:
             pass
         return self.log_end_offset > offset

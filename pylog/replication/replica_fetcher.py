@@ -177,7 +177,8 @@ class ReplicaFetcher:
             self._wake.clear()
             delays = [t.delayed_until - now for t in self.targets.values()]
             try:
-                await asyncio.wait_for(self._wake.wait(), min(delays) if delays else None)
+                async with asyncio.timeout(min(delays) if delays else None):
+                    await self._wake.wait()
             except asyncio.TimeoutError:
                 pass
             return

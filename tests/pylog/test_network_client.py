@@ -101,3 +101,26 @@ def test_a_sized_connection_to_an_unreachable_node_fails_the_request(tmp_path):
             await client.send(ApiVersionsRequest(), 0)
         await client.close()
     run(scenario())
+
+
+def test_a_caller_cancelled_as_its_answer_arrives_ends_cancelled(tmp_path):
+    """The answer and the cancellation land in the same step of the loop: the caller must
+    see the cancellation, or a task stopped at that moment (a heartbeat loop) runs on."""
+    async def scenario():
+        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+        await broker.start(host="127.0.0.1", port=0)
+        client = NodeClient("127.0.0.1", broker.port, client_id="test")
+        try:
+            await client.send(ApiVersionsRequest(), 0)
+            caller = asyncio.get_running_loop().create_task(client.send(ApiVersionsRequest(), 0))
+            while not client._in_flight:
+                await asyncio.sleep(0)
+            *_, answer = client._in_flight[0]
+            answer.add_done_callback(lambda _: caller.cancel())
+            done = await asyncio.gather(caller, return_exceptions=True)
+            assert answer.done() and not answer.cancelled() and answer.exception() is None
+            assert isinstance(done[0], asyncio.CancelledError), done
+        finally:
+            await client.close()
+            await broker.stop()
+    run(scenario())
