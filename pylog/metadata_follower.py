@@ -136,10 +136,8 @@ class MetadataFollower:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+            # (gather: the task's own end is swallowed, a cancellation of this caller is not)
+            await asyncio.gather(task, return_exceptions=True)
 
     @property
     def task(self) -> asyncio.Task | None:
