@@ -82,7 +82,7 @@ class LeaderEpochCache:
     __slots__ = ("path", "_epochs", "_starts")
 
     def __init__(self, dir: Path):
-        self.path = Path(dir) / LEADER_EPOCH_CHECKPOINT_FILE_NAME
+        self.path = (dir if isinstance(dir, Path) else Path(dir)) / LEADER_EPOCH_CHECKPOINT_FILE_NAME
         # Two parallel lists, both strictly increasing: epochs and their start offsets.
         self._epochs: list[int] = []
         self._starts: list[int] = []

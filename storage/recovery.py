@@ -162,7 +162,7 @@ def load_log(
     rebuild `producer_state` (when given) up to the log end offset. `epoch_cache` (when
     given, read from its file) gets the epochs of the recovered segments and is then
     truncated to the log end offset and to `log_start_offset`."""
-    dir = Path(dir)
+    dir = dir if isinstance(dir, Path) else Path(dir)
     rng = rng or random.Random()
     report = RecoveryReport(dir.name, had_clean_shutdown, recovery_point)
 
