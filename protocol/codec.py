@@ -451,6 +451,17 @@ class _Compiler:
             return [f"{ind}{out} += {value}.bytes"]
         raise TypeError(f"no encoder for field type {t!r}")
 
+    def differs_from_new_struct(self, value: str, cls: type) -> str:
+        """`value != cls()`, the test Struct.__eq__ makes (same type, every field equal),
+        written out field by field: a tagged struct (a Fetch answer has three per
+        partition) is tested on every encode, and building the default and comparing
+        through `__eq__` costs some 2 us where the tuple costs 0.1."""
+        if not cls.FIELDS:
+            return f"type({value}) is not {self.class_ref(cls)}"
+        fields = ", ".join(f"{value}.{sub.name}" for sub in cls.FIELDS)
+        defaults = ", ".join(self.default_expr(sub) for sub in cls.FIELDS)
+        return f"type({value}) is not {self.class_ref(cls)} or ({fields},) != ({defaults},)"
+
     def encode_tagged_section(self, tagged: list[Field], owner: type) -> list[str]:
         if not tagged:
             return ["    out += b'\\x00'"]
@@ -460,7 +471,7 @@ class _Compiler:
             if f.default is NEW:
                 # the default is an empty array: null and non-empty both differ from it
                 differs = (f"{value} is None or len({value}) > 0" if isinstance(f.type, Array)
-                           else f"{value} != {self.default_expr(f)}")
+                           else self.differs_from_new_struct(value, f.type))
             elif f.default is None:
                 differs = f"{value} is not None"
             else:

@@ -402,3 +402,30 @@ def test_a_direction_is_compiled_at_its_first_use_only():
     decoded = codec.decode(cls, encoded, version)
     assert {k[2] for k in codec._compiled if k[:2] == (cls, version)} == {codec.ENCODE, codec.DECODE}
     assert decoded.topics[0].name == "t" and decoded.topics[0].partition_indexes == [1, 2]
+
+
+def test_a_nested_tagged_struct_is_written_when_any_one_of_its_fields_differs():
+    """PartitionData's three tagged structs (diverging_epoch, current_leader, snapshot_id)
+    are left out at their defaults and written when one field alone differs: the encoder
+    tests each field against its default (protocol/codec.py, differs_from_new_struct)."""
+    version = 16
+
+    def encoded_partition(**tagged):
+        partition = FetchResponse.PartitionData(partition_index=1, records=b"", **tagged)
+        message = FetchResponse(responses=[FetchResponse.FetchableTopicResponse(
+            topic_id=uuid.UUID(int=7), partitions=[partition])])
+        data, decoded = assert_round_trip(message, version)
+        return data, decoded.responses[0].partitions[0]
+
+    plain, decoded = encoded_partition()
+    assert decoded == FetchResponse.PartitionData(partition_index=1, records=b"")
+    written = 0
+    for name in ("diverging_epoch", "current_leader", "snapshot_id"):
+        struct_type = type(getattr(FetchResponse.PartitionData(), name))
+        for sub in struct_type.FIELDS:
+            value = struct_type(**{sub.name: 12345})
+            data, decoded = encoded_partition(**{name: value})
+            assert getattr(decoded, name) == value
+            assert len(data) > len(plain), (name, sub.name)
+            written += 1
+    assert written == 6
