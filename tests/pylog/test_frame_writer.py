@@ -57,7 +57,7 @@ def _frame(parts) -> tuple[SplicedFrame, bytes]:
     return frame, b"".join(expected)
 
 
-def _send(frames, read_after_s: float) -> bytes:
+def _send(frames, read_after_s: float, wrap=lambda transport: transport) -> bytes:
     """Write `frames` on the broker side of a loopback connection; the client starts reading
     `read_after_s` after the writes (so that the socket's buffer fills first) and reads until
     the broker closes."""
@@ -79,7 +79,7 @@ def _send(frames, read_after_s: float) -> bytes:
         # buffers of a fixed size, so that "more than the socket takes" holds on any machine
         transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 256 * 1024)
         for frame in frames:
-            write_frame(transport, frame)
+            write_frame(wrap(transport), frame)
         await asyncio.sleep(read_after_s)
 
         def read_all():
@@ -121,3 +121,43 @@ def test_a_range_never_overtakes_bytes_the_transport_holds(segment, sendfile_byt
     second, expected_second = _frame([b"next", (FileRange(fd, 0, 1000), data[:1000])])
     assert _send([first, second], read_after_s=0.2) == expected_first + expected_second
     assert sendfile_bytes == []
+
+
+def test_once_the_socket_is_full_the_rest_of_the_frame_goes_in_one_write(segment, sendfile_bytes):
+    """The rest of the range, the bytes and the range after it and the frame's last bytes are
+    handed to the transport together: its last bytes never wait apart from the records."""
+    fd, data = segment
+    big = FileRange(fd, 7, 20 * MIB)
+    small = FileRange(fd, 21 * MIB, 500)
+    frame, expected = _frame([b"h" * 9, (big, data[7:7 + 20 * MIB]), b"between",
+                              (small, data[21 * MIB:21 * MIB + 500]), b"end"])
+    writes: list[int] = []
+
+    class Counted:
+        """The real transport, with the size of each write call noted."""
+
+        def __init__(self, transport):
+            self.transport = transport
+
+        def write(self, data):
+            writes.append(len(data))
+            self.transport.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.transport, name)
+
+    received = _send([frame], read_after_s=0.2, wrap=Counted)
+    assert received == expected
+    taken = sum(sendfile_bytes)
+    assert 0 < taken < 20 * MIB
+    assert writes == [9, len(expected) - 9 - taken]
+
+
+def test_a_range_the_file_no_longer_holds_ends_the_connection_short(segment, sendfile_bytes):
+    """A frame that cannot be completed is cut off (the connection closed), never padded."""
+    fd, data = segment
+    past_the_end = FileRange(fd, 23 * MIB, 5 * MIB)   # the file holds 1 MiB of it
+    frame, expected = _frame([b"h" * 9, (past_the_end, data[23 * MIB:] + bytes(4 * MIB)), b"end"])
+    received = _send([frame], read_after_s=0.2)
+    assert len(received) < len(expected)
+    assert received == expected[:len(received)]
