@@ -33,15 +33,19 @@ A new cache creates the file empty when it is missing (Kafka's `CheckpointFile` 
 an empty file holds no entries. Entries read from the file go through the same rule as
 `assign`, so a file whose entries go back is read as the suffix the rule keeps.
 
-Crash behaviour: every change rewrites the whole file (`<name>.tmp`, fsync, rename over
-the file, fsync of the directory), so a crash leaves the old file or the new one; a torn
-`.tmp` is never read and is overwritten by the next write. Kafka writes the file
-synchronously on `assign` and defers the write after the two truncations to a scheduler
-thread; pylog writes at once in all cases, so the file is never behind the cache. The
-file can still be ahead of the log after a crash (an epoch assigned, then the batches
-lost with the page cache); the log's load corrects that by truncating the cache to the
-recovered log end offset and the checkpointed log start offset (storage/log.py), as
-Kafka's LogLoader does.
+Crash behaviour: a write rewrites the whole file (`<name>.tmp`, fsync, rename over the
+file, fsync of the directory), so a crash leaves the old file or the new one; a torn
+`.tmp` is never read and is overwritten by the next write. Every change is written at
+once, with one exception: the truncations a log's load makes (`write=False`) stay in
+memory until the next write (an `assign`, another change) or `write_if_unwritten()`,
+which the log's flush and close call. Kafka writes the file synchronously on `assign`
+and defers the write after a truncation to a scheduler thread; either way the file never
+misses an entry the cache has, and can only be ahead of the log: an entry the load
+dropped, or an epoch assigned whose batches a crash then lost with the page cache. The
+next load drops those again, truncating the cache to the recovered log end offset and
+the checkpointed log start offset (storage/recovery.py), as Kafka's LogLoader does. Not
+writing at load saves a restart two fsyncs per partition whose latest epoch wrote
+nothing yet (a leader elected since the last append).
 
 Concurrency: not thread-safe; the partition's Log owns its cache and the broker
 serializes access to the Log.
@@ -79,13 +83,14 @@ class LeaderEpochCache:
     missing); a malformed file raises CorruptCheckpoint. See the module docstring.
     """
 
-    __slots__ = ("path", "_epochs", "_starts")
+    __slots__ = ("path", "_epochs", "_starts", "_unwritten")
 
     def __init__(self, dir: Path):
         self.path = (dir if isinstance(dir, Path) else Path(dir)) / LEADER_EPOCH_CHECKPOINT_FILE_NAME
         # Two parallel lists, both strictly increasing: epochs and their start offsets.
         self._epochs: list[int] = []
         self._starts: list[int] = []
+        self._unwritten = False   # a truncation kept in memory only (see "Crash behaviour")
         for entry in self._read():
             self._assign(entry.epoch, entry.start_offset)
 
@@ -106,6 +111,12 @@ class LeaderEpochCache:
     def _write(self) -> None:
         write_checkpoint_file(self.path, LEADER_EPOCH_CHECKPOINT_VERSION,
                               [f"{epoch} {start}" for epoch, start in zip(self._epochs, self._starts)])
+        self._unwritten = False
+
+    def write_if_unwritten(self) -> None:
+        """Write the entries if a truncation made with `write=False` has not been written."""
+        if self._unwritten:
+            self._write()
 
     # -- reading --
 
@@ -153,7 +164,7 @@ class LeaderEpochCache:
         index = bisect_right(self._starts, offset)
         return self._epochs[index - 1] if index else None
 
-    # -- changes (each rewrites the file when it changes anything) --
+    # -- changes (each rewrites the file when it changes anything, unless told not to) --
 
     def assign(self, epoch: int, start_offset: int) -> bool:
         """Record that `epoch` begins at `start_offset` (a new leader before its first
@@ -193,29 +204,36 @@ class LeaderEpochCache:
         starts.append(start_offset)
         return True
 
-    def truncate_from_end(self, end_offset: int) -> bool:
+    def truncate_from_end(self, end_offset: int, *, write: bool = True) -> bool:
         """Drop the entries starting at or after `end_offset` (the log was cut back to
-        it); True if any went."""
+        it); True if any went. `write=False`: not written yet (see "Crash behaviour")."""
         if end_offset < 0 or not self._starts or self._starts[-1] < end_offset:
             return False
         keep = bisect_left(self._starts, end_offset)
         del self._epochs[keep:], self._starts[keep:]
-        self._write()
+        self._written_or_not(write)
         return True
 
-    def truncate_from_start(self, start_offset: int) -> bool:
+    def truncate_from_start(self, start_offset: int, *, write: bool = True) -> bool:
         """The log now starts at `start_offset`: drop the entries starting at or before it
         and let the last of them start at `start_offset` instead (so an entry starting
         exactly there stays as it is); True if any entry changed. (Kafka rewrites the
-        file even when nothing changed; the bytes would be the same.)"""
+        file even when nothing changed; the bytes would be the same.) `write=False`: not
+        written yet (see "Crash behaviour")."""
         dropped = bisect_right(self._starts, start_offset)
         if dropped == 0 or (dropped == 1 and self._starts[0] == start_offset):
             return False
         epoch = self._epochs[dropped - 1]
         self._epochs[:dropped] = [epoch]
         self._starts[:dropped] = [start_offset]
-        self._write()
+        self._written_or_not(write)
         return True
+
+    def _written_or_not(self, write: bool) -> None:
+        if write:
+            self._write()
+        else:
+            self._unwritten = True
 
     def clear_and_flush(self) -> None:
         """Forget every entry and write the empty file (the log was emptied)."""

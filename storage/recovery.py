@@ -207,9 +207,11 @@ def load_log(
     if epoch_cache is not None:
         # The file may be ahead of the log (epochs assigned, then their batches lost in
         # the crash) or behind its start (a log start move not written): clamp it, with
-        # the checkpointed log start offset, as Kafka's LogLoader does.
-        epoch_cache.truncate_from_end(log_end_offset)
-        epoch_cache.truncate_from_start(log_start_offset)
+        # the checkpointed log start offset, as Kafka's LogLoader does. In memory only,
+        # as Kafka defers these writes: the log's next change or flush writes the file,
+        # and a crash before that leaves entries the next load drops again.
+        epoch_cache.truncate_from_end(log_end_offset, write=False)
+        epoch_cache.truncate_from_start(log_start_offset, write=False)
     log_start_offset = max(log_start_offset, segments.peekitem(0)[0])
     if had_clean_shutdown:
         recovery_point = log_end_offset
