@@ -37,15 +37,18 @@ Crash behaviour: a write rewrites the whole file (`<name>.tmp`, fsync, rename ov
 file, fsync of the directory), so a crash leaves the old file or the new one; a torn
 `.tmp` is never read and is overwritten by the next write. Every change is written at
 once, with one exception: the truncations a log's load makes (`write=False`) stay in
-memory until the next write (an `assign`, another change) or `write_if_unwritten()`,
-which the log's flush and close call. Kafka writes the file synchronously on `assign`
-and defers the write after a truncation to a scheduler thread; either way the file never
-misses an entry the cache has, and can only be ahead of the log: an entry the load
-dropped, or an epoch assigned whose batches a crash then lost with the page cache. The
-next load drops those again, truncating the cache to the recovered log end offset and
-the checkpointed log start offset (storage/recovery.py), as Kafka's LogLoader does. Not
-writing at load saves a restart two fsyncs per partition whose latest epoch wrote
-nothing yet (a leader elected since the last append).
+memory until the next `assign` (a new leader's epoch, or any append: the log assigns a
+batch's epoch before it writes the batch, and an assign writes a cut still unwritten even
+when it changes nothing), another change, or `write_if_unwritten()` (the log's flush and
+close). So no batch lands beyond an entry the load dropped while the file still holds
+it. Kafka writes the file synchronously on `assign` and defers the write after a
+truncation to a scheduler thread; either way the file never misses an entry the cache
+has, and can only be ahead of the log: an entry the load dropped, or an epoch assigned
+whose batches a crash then lost with the page cache. The next load drops those again,
+truncating the cache to the recovered log end offset and the checkpointed log start
+offset (storage/recovery.py), as Kafka's LogLoader does. Not writing at load saves a
+restart two fsyncs per partition whose latest epoch wrote nothing yet (a leader elected
+since the last append), the new leader's assign writing the file once.
 
 Concurrency: not thread-safe; the partition's Log owns its cache and the broker
 serializes access to the Log.
@@ -169,10 +172,10 @@ class LeaderEpochCache:
     def assign(self, epoch: int, start_offset: int) -> bool:
         """Record that `epoch` begins at `start_offset` (a new leader before its first
         append, every appended batch, recovery); True if the entries changed."""
-        if self._assign(epoch, start_offset):
+        changed = self._assign(epoch, start_offset)
+        if changed or self._unwritten:
             self._write()
-            return True
-        return False
+        return changed
 
     def assign_recovered(self, epoch: int, base_offset: int) -> bool:
         """Recovery's rule for a batch re-read from a segment (Kafka's LogSegment.recover):

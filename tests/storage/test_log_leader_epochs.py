@@ -218,6 +218,26 @@ def test_a_crash_before_the_loads_truncation_is_written_is_corrected_by_the_next
     reopened.close()
 
 
+def test_the_first_append_after_a_load_writes_the_cut_before_its_batch(tmp_path):
+    # The load drops epoch 6 (it wrote nothing) without writing the file; batches of an
+    # older epoch then land where epoch 6 began. Had the file kept "6 4", a crash would
+    # give the cache an epoch 6 over batches of epoch 0.
+    dir = tmp_path / "t-0"
+    log = leader_log(dir, epochs=(0, 0))
+    log.assign_epoch_start_offset(6, log.log_end_offset)
+    log.close()
+    assert checkpoint(dir) == b"0\n2\n0 0\n6 4\n"
+    reopened = Log.open(dir, CONFIG, now_ms=0, had_clean_shutdown=True)
+    assert reopened.epoch_entries == [E(0, 0)] and checkpoint(dir) == b"0\n2\n0 0\n6 4\n"
+    reopened.append(follower_batch(4, 0), now_ms=0, assign_offsets=False)
+    assert checkpoint(dir) == b"0\n1\n0 0\n"
+    reopened.close_handlers()   # a crash
+    again = Log.open(dir, CONFIG, now_ms=0, recovery_point=0)
+    assert again.epoch_entries == [E(0, 0)]
+    assert again.leader_epoch_cache.epoch_for_offset(5) == 0
+    again.close()
+
+
 def test_recovery_puts_back_the_epochs_of_batches_after_the_recovery_point(tmp_path):
     # A checkpoint older than the log (here: written over by hand with the first epoch
     # only): recovery re-reads the segments from the recovery point on and assigns
