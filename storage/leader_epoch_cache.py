@@ -116,6 +116,11 @@ class LeaderEpochCache:
                               [f"{epoch} {start}" for epoch, start in zip(self._epochs, self._starts)])
         self._unwritten = False
 
+    @property
+    def unwritten(self) -> bool:
+        """Whether a truncation made with `write=False` is not written yet."""
+        return self._unwritten
+
     def write_if_unwritten(self) -> None:
         """Write the entries if a truncation made with `write=False` has not been written."""
         if self._unwritten:

@@ -358,17 +358,6 @@ def check_cache_against_the_batches(log: Log) -> None:
                 assert log.leader_epoch_cache.epoch_for_offset(offset) == header.partition_leader_epoch, offset
 
 
-def as_a_load_reads(cache: LeaderEpochCache, log: Log) -> list[E]:
-    """The entries of `cache` cut as a load of `log` cuts them (storage/recovery.py)."""
-    entries = cache.entries
-    cut = LeaderEpochCache.__new__(LeaderEpochCache)
-    cut.path, cut._unwritten = cache.path, False
-    cut._epochs, cut._starts = [e.epoch for e in entries], [e.start_offset for e in entries]
-    cut.truncate_from_end(log.log_end_offset, write=False)
-    cut.truncate_from_start(log.log_start_offset, write=False)
-    return cut.entries
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(operations=log_operations)
 def test_after_any_operations_the_cache_names_the_epoch_of_every_batch(tmp_path_factory, operations):
@@ -395,8 +384,10 @@ def test_after_any_operations_the_cache_names_the_epoch_of_every_batch(tmp_path_
                 log = Log.open(dir, CONFIG, now_ms=0, had_clean_shutdown=clean,
                                recovery_point=recovery_point, log_start_offset=log_start)
             check_cache_against_the_batches(log)
-            # the file says the same as the cache, as a load reads it (a load's own cut
-            # may not be written yet: the next load makes it again)
-            assert as_a_load_reads(LeaderEpochCache(dir), log) == as_a_load_reads(log.leader_epoch_cache, log)
+            # the file says what the cache says, except while a load's cut is not written:
+            # then what matters is what a load makes of the file, which a later reopen
+            # after a crash checks above
+            if not log.leader_epoch_cache.unwritten:
+                assert LeaderEpochCache(dir).entries == log.epoch_entries
     finally:
         log.close()
