@@ -181,16 +181,21 @@ def test_a_clean_reopen_reads_the_entries_back(tmp_path):
     log.close()
 
 
-def test_a_crash_that_lost_the_end_of_the_log_drops_its_epochs_at_load(tmp_path):
-    # The checkpoint is fsynced on assign; the batches of epoch 5 were not: after the
-    # crash the file names an epoch whose batches are gone.
-    dir = tmp_path / "t-0"
+def crash_losing_epoch_5(dir, torn_bytes: int = 0) -> None:
+    """`leader_log(dir)`, then a crash that lost its batch of epoch 5 (`torn_bytes` of it
+    left): the checkpoint is fsynced on assign, the batches were not."""
     log = leader_log(dir)
     active = log.active_segment.log_path
     end_of_epoch_2 = next(p for p, h in iter_batch_headers(active.read_bytes()) if h.partition_leader_epoch == 5)
     log.close_handlers()
     with open(active, "r+b") as file:
-        file.truncate(end_of_epoch_2 + 30)  # a torn batch of epoch 5
+        file.truncate(end_of_epoch_2 + torn_bytes)
+
+
+def test_a_crash_that_lost_the_end_of_the_log_drops_its_epochs_at_load(tmp_path):
+    # After the crash the file names an epoch whose batches are gone.
+    dir = tmp_path / "t-0"
+    crash_losing_epoch_5(dir, torn_bytes=30)
     assert checkpoint(dir) == b"0\n3\n0 0\n2 6\n5 10\n"
     reopened = Log.open(dir, CONFIG, now_ms=0, recovery_point=0)
     assert reopened.log_end_offset == 10
@@ -203,12 +208,7 @@ def test_a_crash_that_lost_the_end_of_the_log_drops_its_epochs_at_load(tmp_path)
 
 def test_a_crash_before_the_loads_truncation_is_written_is_corrected_by_the_next_load(tmp_path):
     dir = tmp_path / "t-0"
-    log = leader_log(dir)
-    active = log.active_segment.log_path
-    end_of_epoch_2 = next(p for p, h in iter_batch_headers(active.read_bytes()) if h.partition_leader_epoch == 5)
-    log.close_handlers()
-    with open(active, "r+b") as file:
-        file.truncate(end_of_epoch_2)
+    crash_losing_epoch_5(dir)
     Log.open(dir, CONFIG, now_ms=0, recovery_point=0).close_handlers()   # a second crash, at once
     assert checkpoint(dir) == b"0\n3\n0 0\n2 6\n5 10\n"
     reopened = Log.open(dir, CONFIG, now_ms=0, recovery_point=0)
