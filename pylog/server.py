@@ -37,11 +37,12 @@ event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; 
 sockets have SO_RCVBUF `socket.receive.buffer.bytes`, set before they are bound
 (pylog/listen_sockets.py), which the accepted sockets inherit. Both default to 100 KiB
 (Linux doubles the value for its own bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE)
-leaves the operating system's size, which it grows as the connection goes. A fixed send buffer holds a large Fetch answer back until
-the client has read what went before, so the broker writes each part itself when the socket
-turns writable (pylog/frame_writer.py). A buffer grown to hold the whole answer takes it at
-once, and on loopback the kernel then sends the rest from the client's thread, as the
-client's reads acknowledge what came before: a confluent-kafka consumer pays for that.
+leaves the operating system's size, which it grows as the connection goes. A fixed send
+buffer holds a large Fetch answer back until the client has read what went before, so the
+rest waits in the transport and goes out as the socket turns writable
+(pylog/frame_writer.py). A buffer grown to hold the whole answer takes it at once, and on
+loopback the kernel then sends the rest from the client's thread, as the client's reads
+acknowledge what came before: a confluent-kafka consumer pays for that.
 
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a

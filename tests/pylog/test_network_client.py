@@ -24,10 +24,15 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, 30))
 
 
+async def started_broker(tmp_path, port: int = 0) -> Broker:
+    broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
+    await broker.start(host="127.0.0.1", port=port)
+    return broker
+
+
 def test_concurrent_requests_get_their_own_answers(tmp_path):
     async def scenario():
-        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
-        await broker.start(host="127.0.0.1", port=0)
+        broker = await started_broker(tmp_path)
         client = NodeClient("127.0.0.1", broker.port, client_id="test")
         try:
             versions, metadata = await asyncio.gather(
@@ -48,8 +53,7 @@ def test_an_unreachable_node_fails_the_request_and_a_later_send_reconnects(tmp_p
         client = NodeClient("127.0.0.1", port, client_id="test", connect_timeout_ms=1000)
         with pytest.raises(NodeUnavailable):
             await client.send(ApiVersionsRequest(), 0)
-        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
-        await broker.start(host="127.0.0.1", port=port)
+        broker = await started_broker(tmp_path, port)
         try:
             response = await client.send(ApiVersionsRequest(), 0)
             assert response.error_code == 0
@@ -61,8 +65,7 @@ def test_an_unreachable_node_fails_the_request_and_a_later_send_reconnects(tmp_p
 
 def test_a_node_that_stops_fails_what_is_in_flight(tmp_path):
     async def scenario():
-        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
-        await broker.start(host="127.0.0.1", port=0)
+        broker = await started_broker(tmp_path)
         client = NodeClient("127.0.0.1", broker.port, client_id="test")
         await client.send(ApiVersionsRequest(), 0)
         await broker.stop()
@@ -74,8 +77,7 @@ def test_a_node_that_stops_fails_what_is_in_flight(tmp_path):
 
 def test_the_receive_buffer_is_set_on_the_connection(tmp_path):
     async def scenario():
-        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
-        await broker.start(host="127.0.0.1", port=0)
+        broker = await started_broker(tmp_path)
         sized = NodeClient("localhost", broker.port, client_id="test", receive_buffer_bytes=32768)
         default = NodeClient("127.0.0.1", broker.port, client_id="test")
         try:
@@ -107,8 +109,7 @@ def test_a_caller_cancelled_as_its_answer_arrives_ends_cancelled(tmp_path):
     """The answer and the cancellation land in the same step of the loop: the caller must
     see the cancellation, or a task stopped at that moment (a heartbeat loop) runs on."""
     async def scenario():
-        broker = Broker(BrokerConfig.from_properties(None, {"log.dirs": str(tmp_path)}))
-        await broker.start(host="127.0.0.1", port=0)
+        broker = await started_broker(tmp_path)
         client = NodeClient("127.0.0.1", broker.port, client_id="test")
         try:
             await client.send(ApiVersionsRequest(), 0)
