@@ -1,13 +1,18 @@
 """The listening sockets of the client listener, opened as Kafka's SocketServer opens its
-own (`openServerSocket`):
+own (`openServerSocket`), with the options Kafka gives each accepted socket
+(`configureAcceptedSocketChannel`) set here once:
 
-    socket() -> SO_REUSEADDR -> SO_RCVBUF socket.receive.buffer.bytes -> bind -> listen(backlog)
+    socket() -> SO_REUSEADDR -> SO_RCVBUF socket.receive.buffer.bytes
+             -> SO_SNDBUF socket.send.buffer.bytes -> SO_KEEPALIVE -> bind -> listen(backlog)
 
-The receive buffer is set before bind: the sockets a listener accepts inherit its buffer
-sizes, and a size set on a socket that is already bound and listening does not reach a
-connection the kernel completed in between. `socket.listen.backlog.size` (Kafka's default
-50) is the length of the queue of connections the kernel has completed and the broker
-has not yet accepted.
+A socket the kernel accepts is a copy of its listener's: it starts with the listener's
+buffer sizes (a size that was set stays fixed, the kernel does not grow it) and its
+keepalive, on Linux as on the BSDs. So every connection has Kafka's options without three
+system calls of its own as it is accepted. (TCP_NODELAY the event loop sets on each
+accepted socket.) The options are set before bind: a size set on a socket that is already
+listening does not reach a connection the kernel completed in between.
+`socket.listen.backlog.size` (Kafka's default 50) is the length of the queue of
+connections the kernel has completed and the broker has not yet accepted.
 
 Which addresses are bound:
 - a blank host (`listeners=PLAINTEXT://:9092`): every interface, as Kafka does, with one
@@ -36,18 +41,19 @@ class ListenerBindFailed(Exception):
     """The listener could not bind its address; the broker cannot serve."""
 
 
-def open_listening_sockets(host: str | None, port: int, receive_buffer_bytes: int,
+def open_listening_sockets(host: str | None, port: int, receive_buffer_bytes: int, send_buffer_bytes: int,
                            backlog: int) -> list[socket.socket]:
     """Bound, listening, non-blocking sockets for `host`:`port` (see the module docstring)."""
+    buffers = (receive_buffer_bytes, send_buffer_bytes)
     opened: list[socket.socket] = []
     try:
         if not host:
-            opened.append(_wildcard_socket(port, receive_buffer_bytes, backlog))
+            opened.append(_wildcard_socket(port, buffers, backlog))
         else:
             for family, address in _addresses(host, port):
                 if opened and port == 0:   # every address on the port the first one got
                     address = (address[0], opened[0].getsockname()[1], *address[2:])
-                opened.append(_listening_socket(family, address, receive_buffer_bytes, backlog))
+                opened.append(_listening_socket(family, address, buffers, backlog))
     except OSError as e:
         for sock in opened:
             sock.close()
@@ -56,16 +62,16 @@ def open_listening_sockets(host: str | None, port: int, receive_buffer_bytes: in
     return opened
 
 
-def _wildcard_socket(port: int, receive_buffer_bytes: int, backlog: int) -> socket.socket:
+def _wildcard_socket(port: int, buffers: tuple[int, int], backlog: int) -> socket.socket:
     """Every interface: IPv6's `::` taking IPv4 too, or IPv4's 0.0.0.0 where IPv6 is
     missing or turned off."""
     if socket.has_ipv6:
         try:
-            return _listening_socket(socket.AF_INET6, ("::", port, 0, 0), receive_buffer_bytes, backlog)
+            return _listening_socket(socket.AF_INET6, ("::", port, 0, 0), buffers, backlog)
         except OSError as e:
             if e.errno in (errno.EADDRINUSE, errno.EACCES):
                 raise
-    return _listening_socket(socket.AF_INET, ("0.0.0.0", port), receive_buffer_bytes, backlog)
+    return _listening_socket(socket.AF_INET, ("0.0.0.0", port), buffers, backlog)
 
 
 def _addresses(host: str, port: int) -> list[tuple[int, tuple]]:
@@ -84,7 +90,9 @@ def _addresses(host: str, port: int) -> list[tuple[int, tuple]]:
     return found
 
 
-def _listening_socket(family: int, address: tuple, receive_buffer_bytes: int, backlog: int) -> socket.socket:
+def _listening_socket(family: int, address: tuple, buffers: tuple[int, int], backlog: int) -> socket.socket:
+    """`buffers`: (receive, send) sizes in bytes, USE_DEFAULT_BUFFER_SIZE for the system's."""
+    receive_buffer_bytes, send_buffer_bytes = buffers
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -93,6 +101,9 @@ def _listening_socket(family: int, address: tuple, receive_buffer_bytes: int, ba
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0 if address[0] == "::" else 1)
         if receive_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer_bytes)
+        if send_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         sock.bind(address)
         sock.listen(backlog)
         sock.setblocking(False)

@@ -33,9 +33,9 @@ waiting or in hand; a connection that never completes its frame is idle too. A l
 Fetch in hand keeps its connection from being idle.
 
 Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
-event loop sets it) and SO_KEEPALIVE, and SO_SNDBUF `socket.send.buffer.bytes`; the listening
-sockets have SO_RCVBUF `socket.receive.buffer.bytes`, set before they are bound
-(pylog/listen_sockets.py), which the accepted sockets inherit. Both default to 100 KiB
+event loop sets it), SO_KEEPALIVE, SO_SNDBUF `socket.send.buffer.bytes` and SO_RCVBUF
+`socket.receive.buffer.bytes`, all but the first inherited from the listening socket, which
+has them before it is bound (pylog/listen_sockets.py). Both buffers default to 100 KiB
 (Linux doubles the value for its own bookkeeping); -1 (Kafka's USE_DEFAULT_BUFFER_SIZE)
 leaves the operating system's size, which it grows as the connection goes. A fixed send
 buffer holds a large Fetch answer back until the client has read what went before, so the
@@ -55,7 +55,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import socket
 import time
 
 from protocol.errors import InvalidFrame
@@ -73,12 +72,10 @@ MAX_PENDING_BYTES = 32 * 1024 * 1024
 
 class Connection(asyncio.Protocol):
     def __init__(self, dispatcher: Dispatcher, max_frame_bytes: int, connections: set,
-                 memory: RequestMemory | None = None, send_buffer_bytes: int = USE_DEFAULT_BUFFER_SIZE,
-                 quotas: ConnectionQuotas | None = None):
+                 memory: RequestMemory | None = None, quotas: ConnectionQuotas | None = None):
         self.dispatcher = dispatcher
         self.quotas = quotas
         self.counted = False             # counted in `quotas` (a rejected connection is not)
-        self.send_buffer_bytes = send_buffer_bytes
         self.connections = connections
         self.memory = memory if memory is not None else RequestMemory()
         self.busy = False
@@ -105,10 +102,6 @@ class Connection(asyncio.Protocol):
                 return
             self.counted = True
         self.connections.add(self)
-        sock = transport.get_extra_info("socket")
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        if self.send_buffer_bytes != USE_DEFAULT_BUFFER_SIZE:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
         if self.memory.exhausted:
             self.pause_for_memory()
         self.task = asyncio.get_running_loop().create_task(self.serve())
@@ -255,12 +248,13 @@ class Server:
 
     async def start(self, host: str | None, port: int) -> None:
         loop = asyncio.get_running_loop()
-        sockets = open_listening_sockets(host, port, self.receive_buffer_bytes, self.listen_backlog)
+        sockets = open_listening_sockets(host, port, self.receive_buffer_bytes, self.send_buffer_bytes,
+                                         self.listen_backlog)
         try:
             while sockets:
                 self.listeners.append(await loop.create_server(
                     lambda: Connection(self.dispatcher, self.max_frame_bytes, self.connections, self.memory,
-                                       self.send_buffer_bytes, self.quotas),
+                                       self.quotas),
                     sock=sockets[0], backlog=self.listen_backlog))
                 sockets.pop(0)
         except BaseException:

@@ -1,6 +1,6 @@
 """The client listener's sockets (pylog/listen_sockets.py), opened as Kafka's SocketServer
-opens its own: the receive buffer on the listening socket, `socket.listen.backlog.size` as
-the kernel's queue of completed connections, which addresses a host binds, and Kafka's one
+opens its own: the buffers and keepalive on the listening socket, `socket.listen.backlog.size`
+as the kernel's queue of completed connections, which addresses a host binds, and Kafka's one
 line when the port is taken. On real sockets, and a real `pylog serve` for the backlog and
 the port in use."""
 
@@ -17,7 +17,7 @@ import pytest
 
 from pylog.listen_sockets import ListenerBindFailed, open_listening_sockets
 from tests.pylog.test_cli import serve, stop_cleanly
-from tests.pylog.test_socket_options import reported_receive_buffer
+from tests.pylog.test_socket_options import reported_receive_buffer, reported_send_buffer
 
 
 def _connects(family: int, address: tuple) -> bool:
@@ -39,10 +39,12 @@ def _has_ipv6_loopback() -> bool:
         return False
 
 
-def test_the_listening_socket_has_the_receive_buffer_and_listens():
-    (sock,) = open_listening_sockets("127.0.0.1", 0, 32768, 50)
+def test_the_listening_socket_has_the_buffers_and_keepalive_and_listens():
+    (sock,) = open_listening_sockets("127.0.0.1", 0, 32768, 65536, 50)
     with sock:
         assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) == reported_receive_buffer(32768)
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == reported_send_buffer(65536)
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
         assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN) == 1
         assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR) == 1
         assert sock.getblocking() is False
@@ -50,7 +52,7 @@ def test_the_listening_socket_has_the_receive_buffer_and_listens():
 
 
 def test_a_blank_host_is_one_socket_on_every_interface():
-    (sock,) = open_listening_sockets("", 0, -1, 50)
+    (sock,) = open_listening_sockets("", 0, -1, -1, 50)
     with sock:
         port = sock.getsockname()[1]
         assert _connects(socket.AF_INET, ("127.0.0.1", port))
@@ -61,7 +63,7 @@ def test_a_blank_host_is_one_socket_on_every_interface():
 
 def test_a_name_binds_each_of_its_addresses_on_one_port():
     resolved = {info[4][0] for info in socket.getaddrinfo("localhost", 0, socket.AF_UNSPEC, socket.SOCK_STREAM)}
-    sockets = open_listening_sockets("localhost", 0, -1, 50)
+    sockets = open_listening_sockets("localhost", 0, -1, -1, 50)
     try:
         assert {s.getsockname()[0] for s in sockets} == resolved
         assert len({s.getsockname()[1] for s in sockets}) == 1
@@ -76,7 +78,7 @@ def test_an_address_in_use_raises_kafkas_message_and_leaves_nothing_open():
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
         with pytest.raises(ListenerBindFailed) as raised:
-            open_listening_sockets("127.0.0.1", port, -1, 50)
+            open_listening_sockets("127.0.0.1", port, -1, -1, 50)
     assert str(raised.value) == f"Socket server failed to bind to 127.0.0.1:{port}: Address already in use."
 
 

@@ -1,7 +1,8 @@
 """The socket options the network edge (pylog/server.py) gives its sockets, Kafka's: SO_SNDBUF
-`socket.send.buffer.bytes` on each accepted socket, SO_RCVBUF `socket.receive.buffer.bytes` from
-the listening socket, SO_KEEPALIVE; -1 leaves a buffer at the operating system's size. Read
-back from the broker's side of a real connection."""
+`socket.send.buffer.bytes`, SO_RCVBUF `socket.receive.buffer.bytes`, SO_KEEPALIVE, which an
+accepted socket inherits from the listening socket; -1 leaves a buffer at the operating
+system's size. Read back from the broker's side of a real connection, and compared with a
+socket whose buffer was set on itself after the accept, as Kafka sets it."""
 
 from __future__ import annotations
 
@@ -32,10 +33,19 @@ def buffer_sizes_of(send_buffer_bytes: int, receive_buffer_bytes: int) -> tuple[
 def reported_receive_buffer(size_bytes: int | None) -> int:
     """What this kernel reports for a new socket whose SO_RCVBUF was set to `size_bytes`
     (None: not set)."""
+    return _reported(socket.SO_RCVBUF, size_bytes)
+
+
+def reported_send_buffer(size_bytes: int | None) -> int:
+    """The same for SO_SNDBUF."""
+    return _reported(socket.SO_SNDBUF, size_bytes)
+
+
+def _reported(option: int, size_bytes: int | None) -> int:
     with socket.socket() as probe:
         if size_bytes is not None:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size_bytes)
-        return probe.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            probe.setsockopt(socket.SOL_SOCKET, option, size_bytes)
+        return probe.getsockopt(socket.SOL_SOCKET, option)
 
 
 @pytest.mark.parametrize("config, sizes", [
