@@ -120,7 +120,15 @@ def encode_request(header: RequestHeader, body: Message) -> bytearray:
     return out
 
 
-def encode_response_frame(correlation_id: int, api_key: int, api_version: int, body: Message) -> SplicedFrame:
+class EncodedBody(bytes):
+    """A response body encoded already, at the version of the requests it answers: the
+    frame takes its bytes as they are. For an answer that many requests share unchanged."""
+
+    __slots__ = ()
+
+
+def encode_response_frame(correlation_id: int, api_key: int, api_version: int,
+                          body: Message | EncodedBody) -> SplicedFrame:
     """The whole response frame: int32 size, response header, body; records fields that
     hold a `FileRange` are left in their file (protocol/file_range.py)."""
     out = SplicedFrame(4)
@@ -128,7 +136,10 @@ def encode_response_frame(correlation_id: int, api_key: int, api_version: int, b
     out += INT32.pack(correlation_id)
     if header_version == 1:
         out += b"\x00"  # empty tagged-field section
-    codec.encode_into(out, body, api_version)
+    if type(body) is EncodedBody:
+        out += body
+    else:
+        codec.encode_into(out, body, api_version)
     INT32.pack_into(out, 0, len(out) - 4 + out.spliced_bytes)
     return out
 

@@ -16,13 +16,16 @@ and ApiVersionsResponse build them:
 - `finalized_features_epoch`: the offset of the metadata image the levels were read from.
 
 `NodeFeatures` is what the caller gives: a function of no argument, called per request,
-so the answer follows the metadata as it moves.
+so the answer follows the metadata as it moves. The answer is encoded once per version and
+sent as it is while the features stay the same (`EncodedBody`, protocol/headers.py).
 """
 
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+from protocol import codec
+from protocol.headers import EncodedBody
 from protocol.messages import ApiVersionsResponse
 from pylog.dispatch import Dispatcher, RequestContext
 
@@ -46,26 +49,36 @@ def image_features(supported: tuple[tuple[str, int, int], ...], image) -> NodeFe
 
 
 def make_handler(dispatcher: Dispatcher, features: Callable[[], NodeFeatures]):
-    # The API list, built at the first request (the node fills the dispatcher's table
-    # before it serves, and the versions stay as they are) and shared by every answer,
-    # which only reads it: every client asks on every connection.
-    api_keys: list[ApiVersionsResponse.ApiVersion] = []
+    # Every client asks on every connection, and the answer changes only with the features
+    # (the node fills the dispatcher's table before it serves, and the versions stay as they
+    # are): so it is encoded once per version and kept while the features it tells are the
+    # same. A metadata change moves the features' epoch, and the next request encodes anew.
+    encoded: dict[int, tuple[NodeFeatures | None, EncodedBody]] = {}
 
-    async def handle(request, context: RequestContext) -> ApiVersionsResponse:
-        if not api_keys:
-            api_keys.extend(ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high)
-                            for key, low, high in dispatcher.advertised())
-        response = ApiVersionsResponse(error_code=0, api_keys=api_keys)
-        if context.api_version >= FEATURES_VERSION:
-            node = features()
-            response.supported_features = [
-                ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=low, max_version=high)
-                for name, low, high in sorted(node.supported)
-                if low > 0 or context.api_version >= MIN_ZERO_FEATURES_VERSION]
-            response.finalized_features = [
-                ApiVersionsResponse.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
-                for name, level in sorted(node.finalized.items()) if level != 0]
-            response.finalized_features_epoch = node.epoch
-        return response
+    async def handle(request, context: RequestContext) -> EncodedBody:
+        version = context.api_version
+        node = features() if version >= FEATURES_VERSION else None
+        kept = encoded.get(version)
+        if kept is not None and kept[0] == node:
+            return kept[1]
+        body = EncodedBody(codec.encode(answer(dispatcher.advertised(), node, version), version))
+        encoded[version] = (node, body)
+        return body
 
     return handle
+
+
+def answer(advertised: list[tuple[int, int, int]], node: NodeFeatures | None, version: int) -> ApiVersionsResponse:
+    """The answer at `version`: the APIs (key, min, max) and, from v3, the node's features."""
+    response = ApiVersionsResponse(error_code=0, api_keys=[
+        ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high) for key, low, high in advertised])
+    if version >= FEATURES_VERSION:
+        response.supported_features = [
+            ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=low, max_version=high)
+            for name, low, high in sorted(node.supported)
+            if low > 0 or version >= MIN_ZERO_FEATURES_VERSION]
+        response.finalized_features = [
+            ApiVersionsResponse.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
+            for name, level in sorted(node.finalized.items()) if level != 0]
+        response.finalized_features_epoch = node.epoch
+    return response

@@ -261,3 +261,12 @@ def test_kafka_python_reads_our_response_frames(kp_request, kp_response):
         assert len(kp_header) == expected_size
         assert frame[4:4 + expected_size] == kp_header
         assert headers.decode_response(ours.api_key, version, frame[4:])[1] == ours()
+
+
+def test_an_encoded_body_makes_the_same_frame_as_its_message():
+    body = ApiVersionsResponse(error_code=0, api_keys=[ApiVersionsResponse.ApiVersion(api_key=18, min_version=0,
+                                                                                      max_version=4)])
+    for version in (0, 3):
+        encoded = headers.EncodedBody(codec.encode(body, version))
+        assert headers.encode_response_frame(7, 18, version, encoded) == \
+            headers.encode_response_frame(7, 18, version, body)

@@ -53,3 +53,13 @@ def test_versions_before_3_carry_no_features(kafka_broker, version):
     response = api_versions(kafka_broker, version)
     assert response.error_code == 0 and response.supported_features == [] and response.finalized_features == []
     assert (18, 0, 4) in [(a.api_key, a.min_version, a.max_version) for a in response.api_keys]
+
+
+def test_each_version_gets_its_own_answer_when_they_alternate(kafka_broker):
+    """The answer is kept per version: v3 and v4 differ (v3 leaves out ranges from 0), v0
+    has no features, and asking again gives each the same as the first time."""
+    first = {version: api_versions(kafka_broker, version) for version in (4, 3, 0)}
+    again = {version: api_versions(kafka_broker, version) for version in (0, 3, 4)}
+    assert first == again
+    assert len(first[4].supported_features) == len(SUPPORTED_FEATURES) > len(first[3].supported_features)
+    assert first[0].supported_features == [] and first[0].api_keys == first[4].api_keys
