@@ -30,8 +30,7 @@ class HighWatermarkCheckpoint:
         self.file = OffsetCheckpointFile(Path(data_dir) / files.REPLICATION_OFFSET_CHECKPOINT_FILE_NAME)
 
     def create_if_missing(self) -> None:
-        if not self.file.path.exists():
-            self.file.path.touch()
+        self.file.create_if_missing()
 
     def write(self, partitions: Iterable) -> None:
         """Save the high watermark of each of `partitions` (pylog.partition.Partition)."""

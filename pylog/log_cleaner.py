@@ -92,8 +92,8 @@ class LogCleaner:
 
     def start(self) -> None:
         self.checkpoint = CleanerCheckpoint(self.broker.log_dir)
-        if not self.checkpoint.file.path.exists():
-            self.checkpoint.file.write({})   # Kafka's cleaner creates it empty at start
+        if self.enabled:
+            self.checkpoint.file.create_if_missing()   # as Kafka's cleaner, which exists only if enabled
         threads = self.broker.config.log_cleaner_threads
         if self.enabled and threads > 0:
             self._executor = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="pylog-log-cleaner")

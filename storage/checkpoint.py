@@ -104,6 +104,14 @@ class OffsetCheckpointFile:
     def __init__(self, path: Path):
         self.path = Path(path)
 
+    def create_if_missing(self) -> None:
+        """Create the file empty if there is none, as Kafka's CheckpointFile does when it is
+        constructed: nothing written and nothing synced (an empty file reads as no entries)."""
+        try:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            pass
+
     def write(self, offsets: Mapping[tuple[str, int], int], *, sync: bool = True) -> None:
         lines = [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]
         write_checkpoint_file(self.path, OFFSET_CHECKPOINT_VERSION, lines, sync=sync)

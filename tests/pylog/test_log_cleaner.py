@@ -1,8 +1,9 @@
 """The broker's log cleaner (pylog/log_cleaner.py): a deletion or a truncation of a log
 whose cleaning is under way aborts it and waits for its copy to stop (Kafka's
 abortAndPauseCleaning), the cleaner's checkpoint follows (a deleted partition's entry
-goes, a truncation brings it back), `log.cleaner.threads` passes run at once, and the
-broker's retention task leaves alone a log a pass holds.
+goes, a truncation brings it back), `log.cleaner.threads` passes run at once, the
+broker's retention task leaves alone a log a pass holds, and the checkpoint is created
+empty at start when the cleaner is enabled.
 
 The logs are filled in-process (Partition.append of keyed batches, as a producer's would
 be stamped) with enough data that a pass takes a good part of a second, so that the
@@ -186,3 +187,14 @@ def test_retention_leaves_a_log_a_pass_holds(kafka_broker_factory):
     assert broker.call(lambda: retention_pass([partition], now, skip={("aging", 0)})) == 0
     assert broker.call(lambda: len(partition.log.segments)) == segments
     assert broker.call(lambda: retention_pass([partition], now, skip={})) == segments - 1
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_checkpoint_is_created_empty_at_start_only_with_the_cleaner_enabled(kafka_broker_factory, enabled):
+    """As Kafka's LogCleaner, made only when `log.cleaner.enable`, whose CheckpointFile
+    creates the file empty (nothing written, nothing synced) if there is none."""
+    broker = kafka_broker_factory(config={"log.cleaner.enable": str(enabled).lower()})
+    path = broker.data_dir / "cleaner-offset-checkpoint"
+    assert path.exists() == enabled
+    if enabled:
+        assert path.read_bytes() == b""

@@ -24,6 +24,15 @@ def test_missing_and_empty_files_read_as_no_entries(tmp_path):
     assert (tmp_path / "none").read_text() == "0\n0\n"
 
 
+def test_create_if_missing_makes_an_empty_file_and_leaves_one_that_exists(tmp_path):
+    checkpoint = OffsetCheckpointFile(tmp_path / "cleaner-offset-checkpoint")
+    checkpoint.create_if_missing()
+    assert checkpoint.path.read_bytes() == b"" and checkpoint.read() == {}
+    checkpoint.write({("t", 0): 5})
+    checkpoint.create_if_missing()
+    assert checkpoint.read() == {("t", 0): 5}
+
+
 def test_reads_files_written_by_kafka(tmp_path):
     # Kafka writes the same three parts; a trailing newline or its absence both parse.
     (tmp_path / "cp").write_text("0\n2\n__consumer_offsets 7 42\nt 0 5")
