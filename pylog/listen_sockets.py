@@ -7,10 +7,10 @@ own (`openServerSocket`), with the options Kafka gives each accepted socket
 
 A socket the kernel accepts is a copy of its listener's: it starts with the listener's
 buffer sizes (a size that was set stays fixed, the kernel does not grow it) and its
-keepalive, on Linux as on the BSDs. So every connection has Kafka's options without three
-system calls of its own as it is accepted. (TCP_NODELAY the event loop sets on each
-accepted socket.) The options are set before bind: a size set on a socket that is already
-listening does not reach a connection the kernel completed in between.
+keepalive, on Linux as on the BSDs. So every connection has Kafka's options as it is
+accepted, with no system call of its own for them. (TCP_NODELAY the event loop sets on
+each accepted socket.) The options are set before bind: a size set on a socket that is
+already listening does not reach a connection the kernel completed in between.
 `socket.listen.backlog.size` (Kafka's default 50) is the length of the queue of
 connections the kernel has completed and the broker has not yet accepted.
 
