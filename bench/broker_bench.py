@@ -70,8 +70,9 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
   (2 s) is printed too: Kafka's background work, for scale.
 
 Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is printed,
-so that slow drift of the machine hits every broker alike; a last line says how much CPU
-other processes took meanwhile. Each run is timed with Python's garbage collector off, as
+so that slow drift of the machine hits every broker alike; the last lines say how much CPU
+other processes took meanwhile, and the machine's speed before and after (bench/peers.py
+`python_speed_ms`). Each run is timed with Python's garbage collector off, as
 `timeit` does, after a collection and `gc.freeze()` of what is alive: a full collection
 walks every object of this process, the in-process brokers' heaps included, and a run
 allocates enough to set off several (a 100 B consume of 600k records: 6 or 7, of about
@@ -399,6 +400,7 @@ def run() -> list[str]:
     kept: dict[str, peers.BrokerHandle] = {}  # a spawn measurement's last start, kept for the load rows
     not_ready: dict[str, str] = {}
     cpu_start = _cpu_snapshot()
+    speed_ms = peers.python_speed_ms()
     try:
         peers.start_reaper()
         lines.append(f"{_versions()}; cores {sorted(previous_affinity or [])}; "
@@ -764,6 +766,7 @@ def run() -> list[str]:
         noise = _cpu_noise(cpu_start)
         if noise:
             lines.append(noise)
+        lines.append(peers.speed_line(speed_ms))
         peers.pin(0, previous_affinity)  # back to the cores this process had
 
 

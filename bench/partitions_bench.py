@@ -18,7 +18,8 @@ starts, the response's bytes received whole, not decoded):
 
 Apache Kafka is the version of tests/compat/versions.properties with its own JVM flags
 (bench/peers.py); a row whose broker could not be set up says why. Brokers run one at a
-time, each on the broker core, the client on the other.
+time, each on the broker core, the client on the other. The last line is the machine's speed
+before and after (bench/peers.py `python_speed_ms`).
 """
 
 from __future__ import annotations
@@ -204,12 +205,14 @@ def _descriptors(pid: int | None) -> str:
 def run() -> list[str]:
     broker_cpus, client_cpus = peers.pinning()
     peers.pin(os.getpid(), client_cpus)
+    speed_ms = peers.python_speed_ms()
     lines = ["partitions bench: one topic of N partitions, one 100 B record each; round trips on one "
              "connection (Metadata median of %d, Fetch of every partition median of %d)" % (METADATA_REPS, FETCH_REPS)]
     for partitions in COUNTS:
         lines.append(f"{partitions} partitions")
         for name in ("pylog", "kafka"):
             lines.append("  " + _measure(name, partitions, broker_cpus))
+    lines.append(peers.speed_line(speed_ms))
     return lines
 
 

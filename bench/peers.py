@@ -21,6 +21,10 @@ CPU time of a broker: `cpu_seconds(pid)` (and `BrokerHandle.cpu_seconds()`) read
 stime of the whole process, every thread, from /proc/PID/stat, in clock ticks
 (`os.sysconf('SC_CLK_TCK')`, 10 ms at the usual 100 Hz); the benchmarks read it right before
 and right after a run and divide by the records and payload bytes the run moved.
+
+The machine's speed: `python_speed_ms()` times a fixed pure-Python loop; the benches with
+absolute goals print it before and after their runs (`speed_line`), so that a figure can be
+read against the speed the machine had when it was measured.
 """
 
 from __future__ import annotations
@@ -75,6 +79,34 @@ def close_all(handles: dict[str, "BrokerHandle"], lines: list[str]) -> None:
             handle.close()
         except Exception as exc:
             lines.append(f"{handle.name}: error while stopping: {type(exc).__name__}: {exc}"[:160])
+
+
+# ---------------------------------------------------------------------------------------------
+# The machine's speed
+
+SPEED_LOOP_ADDS = 1_000_000
+
+
+def python_speed_ms() -> float:
+    """How long this process takes for a fixed pure-Python loop of SPEED_LOOP_ADDS additions,
+    best of 3: how fast the machine runs Python at the moment. On a shared machine this moves
+    by a factor of two within a day, and a bench's absolute figures (a start or a reopen in
+    ms) move with it, where ratios measured in the same run do not."""
+    best_s = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in range(SPEED_LOOP_ADDS):
+            total += i
+        best_s = min(best_s, time.perf_counter() - started)
+    return best_s * 1000
+
+
+def speed_line(before_ms: float) -> str:
+    """The line a bench prints last: the speed measured before its runs (`before_ms`) and now."""
+    return (f"machine speed: a plain Python loop of {SPEED_LOOP_ADDS:,} additions took {before_ms:.0f} ms "
+            f"before the runs and {python_speed_ms():.0f} ms after (best of 3; the absolute figures above "
+            f"move with it)")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ opens of the same directory, in this process):
 Rows: 10, 100, 1,000 and 10,000 partitions of one segment each, 1,000 partitions of 10
 segments each, and one partition of 1 MB to 1 GB (segments of 64 MiB). The goal lines are
 issue 16's: 1,000 partitions of 10 segments reopened in <= 0.5 s clean and <= 1 s after a
-crash. Everything lives in a temporary directory under /tmp, removed at the end.
+crash. Everything lives in a temporary directory under /tmp, removed at the end. The last
+line is the machine's speed before and after (bench/peers.py `python_speed_ms`).
 
 Apache Kafka beside the partition rows (not 10,000; and only where Java and the reference's
 jars are, `make kafka-reference`): the same segment files, written by pylog, loaded by the
@@ -221,6 +222,7 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
 
 
 def run() -> list[str]:
+    speed_ms = peers.python_speed_ms()
     lines = ["reopen bench: LogManager.open of a data directory, median of 3; one run on a shared 2-core machine"]
     for partitions in ((10, 100) if QUICK else (10, 100, 1000, 10000)):
         lines.append(_row(f"{partitions} partitions x 1 segment", partitions, 1, 1024 * 1024,
@@ -231,6 +233,7 @@ def run() -> list[str]:
         lines.append(_row(f"1 partition of {log_bytes // MiB} MiB", 1, 0, 64 * MiB, log_bytes=log_bytes))
     lines.append(_row("1 partition of 256 MiB" if not QUICK else "1 partition of 16 MiB", 1, 0, 64 * MiB,
                       log_bytes=(16 if QUICK else 256) * MiB, tail_bytes=MiB))
+    lines.append(peers.speed_line(speed_ms))
     return lines
 
 

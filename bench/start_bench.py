@@ -17,7 +17,8 @@ Printed:
   issue 16's: well under a second, taken as < 1 s;
 - the `kafka_broker` pytest fixture's broker (`pylog.testing.EmbeddedBroker`, in this
   process, imports done): start to serving and stop, median of 10: what a test that takes
-  a fresh broker pays.
+  a fresh broker pays;
+- the machine's speed before and after (bench/peers.py `python_speed_ms`).
 
 Apache Kafka's start is in bench/broker_bench.py (several seconds: a JVM and KRaft).
 """
@@ -135,6 +136,7 @@ def run() -> list[str]:
     all_cpus = set(peers.cores())   # (before this process is pinned: its children inherit that)
     broker_cpus, client_cpus = peers.pinning()
     peers.pin(os.getpid(), client_cpus)
+    speed_ms = peers.python_speed_ms()
     spawns = []
     for _ in range(STARTS):
         handle = peers.start_pylog_serve(broker_cpus)
@@ -159,6 +161,7 @@ def run() -> list[str]:
         f"goal < {CLUSTER_GOAL_MS:.0f} ms {cluster_verdict}; SIGTERM to exit: {cluster_stop_ms:.0f} ms",
         f"kafka_broker fixture (EmbeddedBroker, in-process): start {embedded_start_ms:.0f} ms, "
         f"stop {embedded_stop_ms:.0f} ms (median of {STARTS})",
+        peers.speed_line(speed_ms),
     ]
 
 
