@@ -89,7 +89,7 @@ SPEED_LOOP_ADDS = 1_000_000
 
 def python_speed_ms() -> float:
     """How long this process takes for a fixed pure-Python loop of SPEED_LOOP_ADDS additions,
-    best of 3: how fast the machine runs Python at the moment. On a shared machine this moves
+    best of 3: how fast the machine runs Python at the moment. On a shared machine this can move
     by a factor of two within a day, and a bench's absolute figures (a start or a reopen in
     ms) move with it, where ratios measured in the same run do not."""
     best_s = float("inf")
