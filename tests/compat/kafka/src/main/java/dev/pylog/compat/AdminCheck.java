@@ -182,10 +182,11 @@ public final class AdminCheck {
             new AlterConfigOp(new ConfigEntry("segment.bytes", "10485760"), AlterConfigOp.OpType.SET)));
         JsonLine.await(admin.incrementalAlterConfigs(ops).all());
         JsonLine.event("incrementalAlterConfigs").put("ok", true).print();
-        printConfig("describeConfigs after incrementalAlterConfigs", describe(admin, resource, false), false);
+        printConfig("describeConfigs after incrementalAlterConfigs",
+            awaitValue(admin, resource, "retention.ms", "7200000", false), false);
         JsonLine.outcome("incrementalAlterConfigs subtract", admin.incrementalAlterConfigs(Map.of(resource, List.of(
             new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.SUBTRACT)))).all()).print();
-        Config afterSubtract = describe(admin, resource, false);
+        Config afterSubtract = awaitValue(admin, resource, "cleanup.policy", "delete", false);
         JsonLine.event("cleanup.policy after subtract").put("value", afterSubtract.get("cleanup.policy").value()).print();
         JsonLine.outcome("incrementalAlterConfigs validateOnly", admin.incrementalAlterConfigs(Map.of(resource, List.of(
                 new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.SET))),
@@ -520,13 +521,24 @@ public final class AdminCheck {
             .put("value", describe(admin, node, false).get(name).value()).print();
     }
 
-    /** The broker's entry once it shows `value` (a change reaches the broker through its metadata), or after 10 s. */
+    /** The broker's entry once it shows `value`, or after 10 s (see awaitValue). */
     static ConfigEntry awaitBrokerValue(Admin admin, ConfigResource node, String name, String value) throws Exception {
+        return awaitValue(admin, node, name, value, true).get(name);
+    }
+
+    /**
+     * The resource's configs once `name` shows `value`, or after 10 s: Kafka answers an
+     * alteration once its controller has committed it, and the broker that answers the next
+     * DescribeConfigs may not have applied that metadata yet.
+     */
+    static Config awaitValue(Admin admin, ConfigResource resource, String name, String value, boolean synonyms)
+            throws Exception {
         long deadline = System.currentTimeMillis() + 10_000;
         while (true) {
-            ConfigEntry entry = describe(admin, node, true).get(name);
-            if (value.equals(entry.value()) || System.currentTimeMillis() > deadline) {
-                return entry;
+            Config config = describe(admin, resource, synonyms);
+            ConfigEntry entry = config.get(name);
+            if ((entry != null && value.equals(entry.value())) || System.currentTimeMillis() > deadline) {
+                return config;
             }
             Thread.sleep(50);
         }
