@@ -50,7 +50,12 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
   hands out a Fetch answer's records only once it has read and parsed the whole answer, so a
   broker that answers with one batch (the mock) gets its first records to the application
   sooner than one that fills max.partition.fetch.bytes (Kafka, pylog); in the short
-  mock-sized runs that time is a visible share of the run;
+  mock-sized runs that time is a visible share of the run. The mock-sized rows are run once
+  more with the mock's answer shape asked of every broker ("one batch per answer": the
+  consumer sets max.partition.fetch.bytes 1, smaller than any batch, which Kafka and pylog
+  answer with the first batch whole and the mock answers as it always does). No goal is set
+  on them: they tell how much of a mock-sized row is the answer shape, which pylog keeps
+  Kafka's;
 - produce-to-consume latency p50/p99: a confluent-kafka consumer long-polls (fetch.wait.max.ms
   500) while single records are produced (acks=all, flush each) with random gaps of ~2 ms,
   so that records arrive at every phase of a parked fetch. A broker that answers a parked
@@ -116,6 +121,10 @@ KEEP_LAST_SPAWN = {"kafka"}
 REPS_PRODUCE = 5
 REPS_CONSUME = 5
 REPS_MOCK_SIZED = 7  # the mock-sized consume runs last some ms each: more of them for a steady median
+# The mock's answer shape, asked of every broker: max.partition.fetch.bytes 1 is smaller than any
+# batch, and Kafka (so pylog) then answers with the partition's first batch whole.
+ONE_BATCH = "one batch per answer"
+ONE_BATCH_SETTINGS = {"max.partition.fetch.bytes": 1}
 COARSE_TICKS = 20  # a run whose broker CPU is fewer ticks than this is flagged as coarse
 CF_100_COUNT, CF_1K_COUNT, KP_COUNT = 200_000, 100_000, 30_000
 # what the mock reads back: under its ~5 MiB per partition
@@ -533,10 +542,14 @@ def run() -> list[str]:
         interleaved("consume 1KiB confluent", REPS_CONSUME, cf_consume("c1k", "produce 1KiB confluent"), 20)
         interleaved("consume 100B kafka-python", REPS_CONSUME, kp_consume, 20)
 
-        def cf_consume_mock_sized(topic: str):
-            return lambda name: lambda lim: clients.confluent_consume(boot[name], *_readback(topic), lim)
+        def cf_consume_mock_sized(topic: str, settings: dict | None = None):
+            return lambda name: lambda lim: clients.confluent_consume(boot[name], *_readback(topic), lim, settings)
         interleaved("consume 100B confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c100"), 10)
         interleaved("consume 1KiB confluent, mock-sized", REPS_MOCK_SIZED, cf_consume_mock_sized("c1k"), 10)
+        interleaved(f"consume 100B confluent, mock-sized, {ONE_BATCH}", REPS_MOCK_SIZED,
+                    cf_consume_mock_sized("c100", ONE_BATCH_SETTINGS), 10)
+        interleaved(f"consume 1KiB confluent, mock-sized, {ONE_BATCH}", REPS_MOCK_SIZED,
+                    cf_consume_mock_sized("c1k", ONE_BATCH_SETTINGS), 10)
 
         latency: dict[str, tuple[list[float], str | None] | str] = {}
         for name in active:
@@ -660,6 +673,10 @@ def run() -> list[str]:
                                             f" (mock {MOCK_READBACK['c1k'] / 1000:g}k), median of {REPS_CONSUME}",
                   "consume 1KiB confluent, mock-sized": f"{MOCK_READBACK['c1k'] / 1000:g}k on every broker,"
                                                         f" median of {REPS_MOCK_SIZED}",
+                  f"consume 100B confluent, mock-sized, {ONE_BATCH}": f"{MOCK_READBACK['c100'] // 1000}k,"
+                                                                      f" median of {REPS_MOCK_SIZED}",
+                  f"consume 1KiB confluent, mock-sized, {ONE_BATCH}": f"{MOCK_READBACK['c1k'] / 1000:g}k,"
+                                                                      f" median of {REPS_MOCK_SIZED}",
                   "consume 100B kafka-python": f"all {REPS_PRODUCE}x{KP_COUNT // 1000}k produced"
                                                f" (mock {MOCK_READBACK['kp100'] // 1000}k), median of {REPS_CONSUME}"}
         every_peer = ("tansu", "kafka", "mock")

@@ -136,10 +136,12 @@ def _process_usage() -> tuple[float, int]:
     return usage.ru_utime + usage.ru_stime, usage.ru_minflt
 
 
-def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float = 20.0) -> Run:
+def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float = 20.0,
+                      settings: dict | None = None) -> Run:
     """Read `count` records from the beginning of partition 0 without a group (default
-    isolation: read_committed). Timed from assign() to the last record, after a metadata
-    round trip so that the connection is up. `extra["client_cpu_ms"]` and
+    isolation: read_committed), with the consumer `settings` on top of the bench's own.
+    Timed from assign() to the last record, after a metadata round trip so that the
+    connection is up. `extra["client_cpu_ms"]` and
     `extra["client_minor_faults"]`: the CPU this process (the client's threads, and any broker
     living in it) used over the timed part, and the page faults it took (memory it touched for
     the first time)."""
@@ -156,6 +158,7 @@ def confluent_consume(bootstrap: str, topic: str, count: int, time_limit: float 
                  # the client's memory grow with the broker's speed, and the page faults of that
                  # growth cost the client more CPU per record the faster the broker answers.
                  "fetch.queue.backoff.ms": 10})
+    conf.update(settings or {})
     consumer = Consumer(conf)
     try:
         consumer.list_topics(topic, timeout=5)
