@@ -15,7 +15,11 @@ each kind, waiting for each answer before the next:
 - connect: the TCP connect;
 - first request: ApiVersions v0 as the first request on the fresh connection;
 - ApiVersions v0 and Metadata v12 for one topic (created beforehand by a produce), on the
-  open connection;
+  open connection, each sent as soon as the previous answer arrived;
+- ApiVersions v0 after the connection was idle IDLE_MS: a client's requests seldom come
+  back to back (a consumer's ListOffsets, FindCoordinator and first Fetch come between its
+  own work), and a broker idle that long answers slower, having to be woken and its
+  caches having gone cold; a Python broker touches more memory per request than a C one;
 
 medians and 90th percentiles in µs, and the ratios of pylog's medians to each peer's
 (lower is faster). For the brokers that are processes of their own, the broker's CPU per
@@ -46,7 +50,8 @@ CONNECTIONS = 20 if QUICK else 200
 REPEATS = 5
 TOPIC = "request-bench"
 METADATA_VERSION = 12
-KINDS = ("connect", "first request", "ApiVersions", "Metadata")
+IDLE_MS = 5
+KINDS = ("connect", "first request", "ApiVersions", "Metadata", f"ApiVersions after {IDLE_MS} ms idle")
 
 
 def _frame(body: bytes) -> bytes:
@@ -88,6 +93,9 @@ def measure(port: int) -> dict[str, list[float]]:
             for _ in range(REPEATS):
                 times["ApiVersions"].append(_round_trip_us(sock, api_versions, 1))
                 times["Metadata"].append(_round_trip_us(sock, metadata, 2))
+            for _ in range(REPEATS):
+                time.sleep(IDLE_MS / 1000)
+                times[KINDS[-1]].append(_round_trip_us(sock, api_versions, 1))
         finally:
             sock.close()
     return times
@@ -120,7 +128,7 @@ def run() -> list[str]:
                 cpu_before = handle.cpu_seconds()
                 results[name] = measure(handle.port)
                 cpu_after = handle.cpu_seconds()
-                requests = CONNECTIONS * (1 + 2 * REPEATS)
+                requests = CONNECTIONS * (1 + 3 * REPEATS)
                 cpu_per_request[name] = (None if cpu_before is None or cpu_after is None
                                          else (cpu_after - cpu_before) / requests * 1e6)
             except Exception as exc:
