@@ -16,15 +16,16 @@ each kind, waiting for each answer before the next:
 - first request: ApiVersions v0 as the first request on the fresh connection;
 - ApiVersions v0 and Metadata v12 for one topic (created beforehand by a produce), on the
   open connection, each sent as soon as the previous answer arrived;
-- ApiVersions v0 after the connection was idle IDLE_MS: a client's requests seldom come
-  back to back (a consumer's ListOffsets, FindCoordinator and first Fetch come between its
-  own work), and a broker idle that long answers slower, having to be woken and its
-  caches having gone cold; a Python broker touches more memory per request than a C one;
+- ApiVersions v0 after the connection was quiet for IDLE_MS, REPEATS times on each of
+  IDLE_CONNECTIONS connections, apart from the CPU figure below: a client's requests seldom
+  come back to back (a consumer's ListOffsets, FindCoordinator and first Fetch come between
+  its own work), and a broker left idle that long answers slower (here every broker, 3–5
+  times slower than at once: its core has to be woken);
 
 medians and 90th percentiles in µs, and the ratios of pylog's medians to each peer's
 (lower is faster). For the brokers that are processes of their own, the broker's CPU per
-request: utime + stime of its pid over all the requests and connections, divided by the
-requests. The mock runs inside this process (a C broker on its own threads), so its CPU
+request: utime + stime of its pid over the connections and requests of the first four
+kinds, divided by those requests. The mock runs inside this process (a C broker on its own threads), so its CPU
 is not told apart. No goal is set: the figure is for scale.
 """
 
@@ -51,6 +52,7 @@ REPEATS = 5
 TOPIC = "request-bench"
 METADATA_VERSION = 12
 IDLE_MS = 5
+IDLE_CONNECTIONS = 5 if QUICK else 40
 KINDS = ("connect", "first request", "ApiVersions", "Metadata", f"ApiVersions after {IDLE_MS} ms idle")
 
 
@@ -93,9 +95,23 @@ def measure(port: int) -> dict[str, list[float]]:
             for _ in range(REPEATS):
                 times["ApiVersions"].append(_round_trip_us(sock, api_versions, 1))
                 times["Metadata"].append(_round_trip_us(sock, metadata, 2))
+        finally:
+            sock.close()
+    return times
+
+
+def measure_idle(port: int) -> list[float]:
+    """ApiVersions round trips in µs, each after IDLE_MS of quiet on its connection."""
+    times = []
+    api_versions = peers._api_versions_v0(1)
+    for _ in range(IDLE_CONNECTIONS):
+        sock = socket.create_connection((peers.HOST, port), timeout=5)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            _round_trip_us(sock, api_versions, 1)
             for _ in range(REPEATS):
                 time.sleep(IDLE_MS / 1000)
-                times[KINDS[-1]].append(_round_trip_us(sock, api_versions, 1))
+                times.append(_round_trip_us(sock, api_versions, 1))
         finally:
             sock.close()
     return times
@@ -128,7 +144,8 @@ def run() -> list[str]:
                 cpu_before = handle.cpu_seconds()
                 results[name] = measure(handle.port)
                 cpu_after = handle.cpu_seconds()
-                requests = CONNECTIONS * (1 + 3 * REPEATS)
+                results[name][KINDS[-1]] = measure_idle(handle.port)
+                requests = CONNECTIONS * (1 + 2 * REPEATS)
                 cpu_per_request[name] = (None if cpu_before is None or cpu_after is None
                                          else (cpu_after - cpu_before) / requests * 1e6)
             except Exception as exc:
@@ -159,7 +176,7 @@ def run() -> list[str]:
         value = cpu_per_request.get(name)
         cells.append(f"{name} " + (f"{value:.0f} µs" if value is not None else
                                    "n/a (in this process)" if name == "mock" else "n/a"))
-    lines.append("broker CPU per request (all kinds, connections included): " + " | ".join(cells))
+    lines.append("broker CPU per request (connections and requests sent at once, the idle ones apart): " + " | ".join(cells))
     return lines
 
 
