@@ -28,8 +28,8 @@ Searching: a copy of the relative offsets in process memory
 A bisection over the mapped file costs one Python call per step (unpack 4 big-endian
 bytes, compare), and the number of steps grows with the number of entries: log2 of
 262,144 entries (a full 1 GiB segment at the default interval) is 18 steps, ~4 us of
-interpreter work, against 4 steps for a small segment. That breaks issue 3's rule that
-a read must cost the same in a 16 MiB log and a 2 GiB one.
+interpreter work, against 4 steps for a small segment. A read would then cost more in a
+2 GiB log than in a 16 MiB one, where it should cost the same.
 
 So each OffsetIndex keeps, once it has been searched, an `array('i')` of its relative
 offsets in native byte order, and searches it with `bisect`: the whole search is one C

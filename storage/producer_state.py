@@ -35,7 +35,8 @@ the producer's entry as updated by the batches before it in the same append):
 5. Transactions: a transactional batch opens a transaction at its first offset if none is
    open; a non-transactional batch while one is open is InvalidTxnState. A transaction
    marker (a control batch) closes it and records the coordinator epoch. (The marker's
-   own checks -- coordinator fencing, the txn index -- belong to the transactions issue.)
+   own checks -- coordinator fencing, the txn index -- come with a transaction
+   coordinator, which pylog does not have yet.)
 
 Validation computes the new entries without touching the table (`validate_append`); the
 log writes the batches and only then installs them (`update`). A follower or a replay
