@@ -19,7 +19,7 @@ each kind, waiting for each answer before the next:
 - ApiVersions v0 after the connection was quiet for IDLE_MS, REPEATS times on each of
   IDLE_CONNECTIONS connections, apart from the CPU figure below: a client's requests seldom
   come back to back (a consumer's ListOffsets, FindCoordinator and first Fetch come between
-  its own work), and a broker left idle that long answers slower (here every broker, 3–5
+  its own work), and a broker left idle that long answers slower (here every broker, 2.5–5
   times slower than at once: its core has to be woken);
 
 medians and 90th percentiles in µs, and the ratios of pylog's medians to each peer's
