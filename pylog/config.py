@@ -169,9 +169,12 @@ class BrokerConfig:
                 raise TypeError(f"BrokerConfig() got an unknown config keyword {attribute!r}")
             if value is not None:
                 supplied[name] = value
-        own: dict[str, Any] = {}
+        own: dict[str, Any] = dict(_DEFAULTS)   # in CONFIG_KEYS order, as the other tables here
+        for name in _MUTABLE_DEFAULTS:
+            own[name] = _copy(own[name])
         for name, key in CONFIG_KEYS.items():
-            own[name] = key.parse(supplied[name]) if name in supplied else _copy(key.default)
+            if name in supplied:
+                own[name] = key.parse(supplied[name])
         unknown = {name: str(value) for name, value in supplied.items() if name not in CONFIG_KEYS}
         if unknown:
             log.warning(
@@ -184,8 +187,7 @@ class BrokerConfig:
         object.__setattr__(self, "_unknown", unknown)
         effective = self._resolve(own)
         object.__setattr__(self, "_effective", effective)
-        for name, key in CONFIG_KEYS.items():
-            object.__setattr__(self, key.attribute, effective[name])
+        vars(self).update({attribute: effective[name] for name, attribute in _ATTRIBUTES})
 
     # -- building --
 
@@ -496,6 +498,13 @@ class BrokerConfig:
     def __repr__(self) -> str:
         given = ", ".join(f"{name!r}: {value!r}" for name, value in self._supplied.items())
         return f"BrokerConfig({{{given}}})"
+
+
+# What every BrokerConfig starts from, computed once: each name's default (the mutable ones
+# are copied per config) and its attribute.
+_DEFAULTS: dict[str, Any] = {name: key.default for name, key in CONFIG_KEYS.items()}
+_MUTABLE_DEFAULTS = tuple(name for name, value in _DEFAULTS.items() if isinstance(value, (list, tuple, dict)))
+_ATTRIBUTES = tuple((name, key.attribute) for name, key in CONFIG_KEYS.items())
 
 
 def _copy(value: Any) -> Any:
