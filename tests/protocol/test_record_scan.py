@@ -49,6 +49,22 @@ def test_multi_byte_varints():
     assert scan.first_out_of_order_index == 1
 
 
+@pytest.mark.parametrize("misplaced", [None, 5, 63, 64, 100, 8191, 8192, 8500])
+def test_offset_deltas_of_one_two_and_three_bytes(misplaced):
+    """A batch long enough for offset deltas of every width (index 64 is the first of two
+    bytes, 8192 the first of three): in order it is in order, and a record whose delta
+    is not its index is found whatever the widths of the two."""
+    deltas = list(range(9000))
+    if misplaced is not None:
+        deltas[misplaced] = 70 if misplaced < 64 else 3   # a delta of another width than its index's
+    data = b"".join(record_bytes(delta, timestamp_delta=index % 300, key=None if index % 7 else b"k")
+                    for index, delta in enumerate(deltas))
+    scan = scan_records(data, len(deltas))
+    assert scan.first_out_of_order_index == (-1 if misplaced is None else misplaced)
+    assert (scan.min_timestamp_delta, scan.max_timestamp_delta) == (0, 299)
+    assert scan.first_keyless_index == 1
+
+
 @pytest.mark.parametrize("data, count, strict_error, lenient_error", [
     (record_bytes(0, length_adjust=40), 1, "expected 48 bytes of record payload", None),
     (record_bytes(0, length_adjust=-2), 1, "expected to read 6 bytes in record payload, but instead read 8", None),
