@@ -18,6 +18,10 @@ Printed:
 - the `kafka_broker` pytest fixture's broker (`pylog.testing.EmbeddedBroker`, in this
   process, imports done): start to serving and stop, median of 10: what a test that takes
   a fresh broker pays;
+- the same broker's first group: a FindCoordinator on a fresh broker, sent to its answer
+  (the broker creates `__consumer_offsets` meanwhile), with the test brokers' 5 partitions
+  (pylog/testing.py `TEST_DEFAULTS`) and with Kafka's 50 (`test_defaults={}`), alternated,
+  median of 10 each (the coordinator's modules imported by a first run not counted);
 - the machine's speed before and after (bench/peers.py `python_speed_ms`).
 
 Apache Kafka's start is in bench/broker_bench.py (several seconds: a JVM and KRaft).
@@ -27,7 +31,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -132,6 +138,35 @@ def _embedded_ms() -> tuple[float, float]:
     return statistics.median(starts[1:]), statistics.median(stops[1:])
 
 
+def _first_group_ms() -> dict[int, float]:
+    """Per `__consumer_offsets` partition count: the median time from sending a fresh
+    in-process broker its first FindCoordinator to the answer, in ms."""
+    from pylog.testing import EmbeddedBroker
+    from protocol.headers import encode_request
+    from protocol.messages import FindCoordinatorRequest, RequestHeader
+
+    header = RequestHeader(request_api_key=FindCoordinatorRequest.api_key, request_api_version=4,
+                           correlation_id=1, client_id="bench")
+    body = bytes(encode_request(header, FindCoordinatorRequest(key_type=0, coordinator_keys=["bench-group"])))
+    request = struct.pack(">i", len(body)) + body
+    runs: dict[int, list[float]] = {5: [], 50: []}
+    for index in range(2 * STARTS + 1):   # the first imports the coordinator: not counted
+        partitions = 5 if index % 2 else 50
+        with tempfile.TemporaryDirectory(prefix="bench-embedded-") as data_dir:
+            broker = EmbeddedBroker(data_dir, test_defaults={"offsets.topic.num.partitions": partitions}).start()
+            try:
+                with socket.create_connection((broker.host, broker.port), timeout=30) as sock:
+                    started = time.perf_counter()
+                    sock.sendall(request)
+                    (size,) = struct.unpack(">i", peers._recv_exact(sock, 4))
+                    peers._recv_exact(sock, size)
+                    if index:
+                        runs[partitions].append((time.perf_counter() - started) * 1000)
+            finally:
+                broker.stop()
+    return {partitions: statistics.median(times) for partitions, times in runs.items()}
+
+
 def run() -> list[str]:
     all_cpus = set(peers.cores())   # (before this process is pinned: its children inherit that)
     broker_cpus, client_cpus = peers.pinning()
@@ -150,6 +185,7 @@ def run() -> list[str]:
     cluster_start_ms, cluster_stop_ms = _cluster_ms(all_cpus)   # four processes: every core
     cluster_verdict = "met" if cluster_start_ms < CLUSTER_GOAL_MS else "NOT met"
     embedded_start_ms, embedded_stop_ms = _embedded_ms()
+    first_group_ms = _first_group_ms()
     return [
         f"start bench: median of {STARTS}, one run on a shared 2-core machine",
         f"pylog serve, spawn to ApiVersions answered: {spawn_ms:.0f} ms (min {min(spawns):.0f}, "
@@ -161,6 +197,9 @@ def run() -> list[str]:
         f"goal < {CLUSTER_GOAL_MS:.0f} ms {cluster_verdict}; SIGTERM to exit: {cluster_stop_ms:.0f} ms",
         f"kafka_broker fixture (EmbeddedBroker, in-process): start {embedded_start_ms:.0f} ms, "
         f"stop {embedded_stop_ms:.0f} ms (median of {STARTS})",
+        f"its first group, FindCoordinator sent to answered while __consumer_offsets is created: "
+        f"5 partitions (the test brokers' default) {first_group_ms[5]:.0f} ms, 50 (Kafka's) "
+        f"{first_group_ms[50]:.0f} ms (median of {STARTS} each)",
         peers.speed_line(speed_ms),
     ]
 

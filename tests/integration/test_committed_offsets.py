@@ -44,7 +44,8 @@ def restart(embedded: EmbeddedBroker) -> None:
 
 @pytest.fixture
 def embedded(tmp_path):
-    broker = EmbeddedBroker(tmp_path / "data", config={"num.partitions": 2})
+    # Kafka's own defaults (50 partitions of __consumer_offsets), not a test broker's
+    broker = EmbeddedBroker(tmp_path / "data", config={"num.partitions": 2}, test_defaults={})
     broker.start()
     broker.wait_for_group_coordinator()   # raw requests below skip FindCoordinator
     yield broker

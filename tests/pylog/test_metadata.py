@@ -89,8 +89,9 @@ def test_metadata_creates_transaction_state_with_its_own_count_and_configs(kafka
         "segment.bytes": str(100 * 1024 * 1024), "unclean.leader.election.enable": "false"}
 
 
-def test_the_default_offsets_topic_has_fifty_partitions(kafka_broker):
-    client = RawClient(kafka_broker.bootstrap_servers)
+def test_the_default_offsets_topic_has_fifty_partitions(kafka_broker_factory):
+    embedded = kafka_broker_factory(test_defaults={})   # Kafka's defaults, not a test broker's
+    client = RawClient(embedded.bootstrap_servers)
     (topic,) = metadata(client, [by_name("__consumer_offsets")]).topics
     assert (topic.error_code, len(topic.partitions)) == (ErrorCode.NONE, 50)
 

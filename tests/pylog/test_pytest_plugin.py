@@ -4,6 +4,10 @@
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 import pylog
+from protocol.messages import MetadataRequest
+from tests.pylog.wire import RawClient
+
+METADATA = 3
 
 
 def test_kafka_broker_fixture_round_trip(kafka_broker):
@@ -27,6 +31,37 @@ def test_factory_applies_broker_configs(kafka_broker_factory):
     producer.close()
 
 
+def internal_topic_partitions(bootstrap_servers: str) -> dict[str, int]:
+    """Partitions of the two coordinator topics, each created by the Metadata request that
+    names it (as a client's first FindCoordinator would create it)."""
+    client = RawClient(bootstrap_servers.split(",")[0])
+    try:
+        topics = client.request(METADATA, 12, MetadataRequest(topics=[
+            MetadataRequest.MetadataRequestTopic(name=name) for name in ("__consumer_offsets", "__transaction_state")
+        ], allow_auto_topic_creation=True)).topics
+    finally:
+        client.close()
+    assert all(topic.error_code == 0 for topic in topics), topics
+    return {topic.name: len(topic.partitions) for topic in topics}
+
+
+def test_a_test_broker_has_five_partitions_per_coordinator_topic(kafka_broker):
+    assert internal_topic_partitions(kafka_broker.bootstrap_servers) == {
+        "__consumer_offsets": 5, "__transaction_state": 5}
+
+
+def test_a_config_goes_over_the_test_defaults(kafka_broker_factory):
+    broker = kafka_broker_factory(config={"offsets.topic.num.partitions": 2})
+    assert internal_topic_partitions(broker.bootstrap_servers) == {
+        "__consumer_offsets": 2, "__transaction_state": 5}
+
+
+def test_without_test_defaults_a_broker_has_kafkas_fifty(kafka_broker_factory):
+    broker = kafka_broker_factory(test_defaults={})
+    assert internal_topic_partitions(broker.bootstrap_servers) == {
+        "__consumer_offsets": 50, "__transaction_state": 50}
+
+
 def test_pylog_broker_is_the_embedded_broker():
     with pylog.Broker() as broker:
         host, port = broker.bootstrap_servers.rsplit(":", 1)
@@ -44,6 +79,8 @@ def test_kafka_cluster_fixture_is_three_brokers_and_a_controller(kafka_cluster):
     assert sorted(kafka_cluster.running_brokers()) == [1, 2, 3]
     assert kafka_cluster.controller.running
     assert kafka_cluster.leader("on-a-cluster", 0) in (1, 2, 3)
+    assert internal_topic_partitions(kafka_cluster.bootstrap_servers) == {
+        "__consumer_offsets": 5, "__transaction_state": 5}
 
 
 def test_pylog_cluster_command_prints_its_bootstrap_list_and_stops_on_sigterm(tmp_path):
