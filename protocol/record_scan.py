@@ -183,30 +183,45 @@ def iter_key_values(data: bytes, records_count: int) -> Iterator[tuple[int, byte
     """
     position = 0
     end = len(data)
+    one_byte, two_byte_low, two_byte_step = _ONE_BYTE, _TWO_BYTE_LOW, _TWO_BYTE_STEP
     try:
         for _ in range(records_count):
-            b = data[position]
+            b = data[position]  # the record's length
             if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
+                length = one_byte[b]
                 position += 1
             else:
-                length, position = _varint_rest(data, position + 1, b)
+                c = data[position + 1]
+                if c < 0x80:
+                    length = two_byte_low[b] + two_byte_step[b] * c
+                    position += 2
+                else:
+                    length, position = _varint_rest(data, position + 1, b)
             record_end = position + length
             if length < _MIN_RECORD_BODY_BYTES or record_end > end:
                 raise InvalidRecord(f"Invalid record size: expected {length} bytes of record payload, "
                                     f"but instead the buffer has only {end - position} remaining bytes.")
-            position += 1  # attributes
-            b = data[position]  # timestamp delta: skipped
-            position = position + 1 if b < 0x80 else _varint_rest(data, position + 1, b)[1]
-            b = data[position]
+            b = data[position + 1]  # the timestamp delta, after the attributes byte: skipped
             if b < 0x80:
-                offset_delta = (b >> 1) ^ -(b & 1)
+                position += 2
+            elif data[position + 2] < 0x80:
+                position += 3
+            else:
+                position = _varint_rest(data, position + 2, b)[1]
+            b = data[position]  # the offset delta
+            if b < 0x80:
+                offset_delta = one_byte[b]
                 position += 1
             else:
-                offset_delta, position = _varint_rest(data, position + 1, b)
-            b = data[position]
+                c = data[position + 1]
+                if c < 0x80:
+                    offset_delta = two_byte_low[b] + two_byte_step[b] * c
+                    position += 2
+                else:
+                    offset_delta, position = _varint_rest(data, position + 1, b)
+            b = data[position]  # the key's length (negative: no key)
             if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
+                length = one_byte[b]
                 position += 1
             else:
                 length, position = _varint_rest(data, position + 1, b)
@@ -215,12 +230,17 @@ def iter_key_values(data: bytes, records_count: int) -> Iterator[tuple[int, byte
             else:
                 key = data[position:position + length]
                 position += length
-            b = data[position]
+            b = data[position]  # the value's length (negative: no value)
             if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
+                length = one_byte[b]
                 position += 1
             else:
-                length, position = _varint_rest(data, position + 1, b)
+                c = data[position + 1]
+                if c < 0x80:
+                    length = two_byte_low[b] + two_byte_step[b] * c
+                    position += 2
+                else:
+                    length, position = _varint_rest(data, position + 1, b)
             if length < 0:
                 value = None
             else:

@@ -52,8 +52,9 @@ def test_multi_byte_varints():
 @pytest.mark.parametrize("misplaced", [None, 5, 63, 64, 100, 8191, 8192, 8500])
 def test_offset_deltas_of_one_two_and_three_bytes(misplaced):
     """A batch long enough for offset deltas of every width (index 64 is the first of two
-    bytes, 8192 the first of three): in order it is in order, and a record whose delta
-    is not its index is found whatever the widths of the two."""
+    bytes, 8192 the first of three), timestamp deltas of one and two bytes: in order it is
+    in order, a record whose delta is not its index is found whatever the widths of the
+    two, and iter_key_values reads every delta back."""
     deltas = list(range(9000))
     if misplaced is not None:
         deltas[misplaced] = 70 if misplaced < 64 else 3   # a delta of another width than its index's
@@ -63,6 +64,9 @@ def test_offset_deltas_of_one_two_and_three_bytes(misplaced):
     assert scan.first_out_of_order_index == (-1 if misplaced is None else misplaced)
     assert (scan.min_timestamp_delta, scan.max_timestamp_delta) == (0, 299)
     assert scan.first_keyless_index == 1
+    read = list(iter_key_values_of_records(data, len(deltas)))
+    assert [offset_delta for offset_delta, _, _ in read] == deltas
+    assert [key for _, key, _ in read[:8]] == [b"k", None, None, None, None, None, None, b"k"]
 
 
 @pytest.mark.parametrize("data, count, strict_error, lenient_error", [
