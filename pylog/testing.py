@@ -17,7 +17,7 @@ it when it is a coroutine): the safe way for a test to look inside (storage and 
 belong to that loop) or to act (`embedded.call(lambda: embedded.broker.create_topic("t", 3))`).
 
 Configuration: `config` over `TEST_DEFAULTS`, over Kafka's defaults. A test broker differs
-from `pylog serve` where Kafka's own test harnesses differ from a Kafka broker
+from `pylog serve` in one way Kafka's own test harnesses configure theirs
 (TestUtils.createBrokerConfig, Kafka Streams' EmbeddedKafkaCluster): `__consumer_offsets`
 and `__transaction_state` get 5 partitions, not 50. The broker creates such a topic when a
 client first needs it (a group's FindCoordinator, a transactional producer's), and the
