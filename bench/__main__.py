@@ -7,7 +7,7 @@ Modules are discovered, not listed, so a new `bench/foo_bench.py` joins in by it
 With no arguments every benchmark runs, in name order, except that those in `RUN_LAST`
 come after the others. backlog_bench writes and reads a GiB and frees it at the end, and
 the benchmark after it ran slower: broker_bench's 100 B produce row right after it gave
-every broker 0.5-0.75 of its speed in a run of its own (pylog 476k records/s against 876k,
+every broker 0.47-0.74 of its speed in a run of its own (pylog 476k records/s against 876k,
 tansu 715k against 967k, Kafka 439k against 939k). The likely cause is the project's
 virtual machine (Firecracker, with DAMON reclaim): memory the guest frees goes back to the
 host, and touching fresh memory costs about a second per GiB there. Arguments choose a
