@@ -54,6 +54,8 @@ __all__ = ["RecordsScan", "iter_key_values", "scan_records"]
 # v / 2 when v is even and to -(v + 1) / 2 when it is odd. A byte b < 0x80 is a whole
 # varint: _ONE_BYTE[b]. A byte b >= 0x80 followed by c < 0x80 is v = (b & 0x7F) + 128 c,
 # whose parity is b's: _TWO_BYTE_LOW[b] + _TWO_BYTE_STEP[b] * c, the step 64 or -64.
+# Both loops below repeat these lookups inline for each field rather than call a helper:
+# in them a call costs more than the decode. Longer varints go to _varint_rest.
 _ONE_BYTE = tuple((b >> 1) ^ -(b & 1) for b in range(0x80))
 _TWO_BYTE_LOW = (0,) * 0x80 + tuple(((b & 0x7F) >> 1) ^ -(b & 1) for b in range(0x80, 0x100))
 _TWO_BYTE_STEP = (0,) * 0x80 + tuple(-64 if b & 1 else 64 for b in range(0x80, 0x100))
