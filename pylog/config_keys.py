@@ -318,7 +318,8 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("max.incremental.fetch.session.cache.slots", _I, 1000,
               "Most incremental fetch sessions kept.", at_least(0), **_NOT_YET),
     ConfigKey("fetch.max.bytes", _I, 55 * 1024 * 1024,
-              "Largest fetch response, whatever the client asks.", at_least(1024), **_NOT_YET),
+              "Most record bytes in a Fetch answer, whatever the client asks (but for a first"
+              " batch larger than that).", at_least(1024)),
 )
 
 _KAFKA_TYPES = {t.name: t for t in Type if t is not Type.CSV}

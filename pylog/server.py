@@ -22,6 +22,10 @@ the broker answers cannot grow memory without bound. Across connections,
 each frame is charged from its size prefix on, released once answered, and while the pool
 is exhausted the connections stop reading. A frame's bytes are allocated only as they
 arrive (protocol/framing.py), and a closed connection drops what it held at once.
+Answers are bounded too: a Fetch answer longer than the socket takes at once is read into
+the transport a chunk at a time as the transport drains (its write-buffer water marks:
+half a chunk; `send_rest`, pylog/frame_writer.py), so a connection holds about a chunk and
+a half of an answer whatever the answer's size.
 
 Connections per client address: `max.connections.per.ip` and its overrides
 (pylog/connection_quotas.py) are checked as a connection is accepted; one beyond its
@@ -61,7 +65,7 @@ from protocol.errors import InvalidFrame
 from protocol.framing import FrameReader
 from pylog.connection_quotas import ConnectionQuotas
 from pylog.dispatch import CloseConnection, Dispatcher
-from pylog.frame_writer import write_frame
+from pylog.frame_writer import REST_CHUNK_BYTES, WriteFlow, send_rest, write_frame
 from pylog.listen_sockets import LISTEN_BACKLOG, USE_DEFAULT_BUFFER_SIZE, open_listening_sockets
 from pylog.request_memory import RequestMemory
 
@@ -90,9 +94,12 @@ class Connection(asyncio.Protocol):
         self.paused_for_memory = False   # the request memory pool is exhausted
         self.admitted_bytes = 0          # charged for the frame being received, if admitted
         self.last_active_s = time.monotonic()   # a complete request in, or a response out
+        self.write_flow = WriteFlow()    # the transport's buffer against its water marks
 
     def connection_made(self, transport) -> None:
         self.transport = transport
+        # a long answer's next chunk goes in once its last one is down to half a chunk
+        transport.set_write_buffer_limits(high=REST_CHUNK_BYTES // 2, low=REST_CHUNK_BYTES // 2)
         peer = transport.get_extra_info("peername")
         if peer:
             self.peer = (peer[0], peer[1])
@@ -105,6 +112,12 @@ class Connection(asyncio.Protocol):
         if self.memory.exhausted:
             self.pause_for_memory()
         self.task = asyncio.get_running_loop().create_task(self.serve())
+
+    def pause_writing(self) -> None:
+        self.write_flow.pause()
+
+    def resume_writing(self) -> None:
+        self.write_flow.resume()
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -219,7 +232,9 @@ class Connection(asyncio.Protocol):
                 self.busy = False
                 self.memory.release(len(frame))
             if response is not None and not self.transport.is_closing():
-                write_frame(self.transport, response)
+                rest = write_frame(self.transport, response)
+                if rest is not None:   # a long answer: nothing else goes out before its end
+                    await send_rest(self.transport, rest, self.write_flow)
             self.last_active_s = time.monotonic()
 
 

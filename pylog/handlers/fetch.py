@@ -8,7 +8,9 @@ leader answers, after checking the leader epoch the client believes in (v9+,
 `Partition.check_leader`: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, then
 NOT_LEADER_OR_FOLLOWER on a follower); then read from the fetch offset up to the high
 watermark (the last stable offset for read_committed), at most `partition_max_bytes` and
-what is left of the response's `max_bytes`.
+what is left of the response's `max_bytes`. The broker's `fetch.max.bytes` (55 MiB) caps the
+request's `max_bytes` and `min_bytes`, for consumers and followers alike (Kafka's
+KafkaApis.handleFetchRequest; a v0-v2 request, which has no `max_bytes`, gets just the cap).
 
 Followers (replica_id >= 0, a broker's replica fetcher), Kafka's Partition.fetchRecords:
 the same epoch and leadership checks, then the replica must be one of the partition's
@@ -78,24 +80,28 @@ def make_handler(broker):
     async def handle(request, context):
         version = context.api_version
         deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
+        max_bytes = min(request.max_bytes, broker.config["fetch.max.bytes"])
+        min_bytes = min(request.min_bytes, max_bytes)
         names = [t.topic if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
                  for t in request.topics]
         keys = [(name, p.partition) for t, name in zip(request.topics, names) if name is not None
                 for p in t.partitions]
         while True:
-            response, total_bytes, has_error = read_all(broker, request, names, version)
+            response, total_bytes, has_error = read_all(broker, request, names, version, max_bytes)
             remaining = deadline - time.monotonic()
-            if total_bytes >= request.min_bytes or has_error or remaining <= 0 or not keys:
+            if total_bytes >= min_bytes or has_error or remaining <= 0 or not keys:
                 return response
             await broker.waiters.wait(keys, remaining)
 
     return handle
 
 
-def read_all(broker, request, names: list[str | None], version: int) -> tuple[FetchResponse, int, bool]:
-    """The response, the record bytes in it, and whether any partition has an error (or
-    a diverging epoch: the follower must act on it at once)."""
-    budget = request.max_bytes
+def read_all(broker, request, names: list[str | None], version: int,
+             max_bytes: int) -> tuple[FetchResponse, int, bool]:
+    """The response (at most `max_bytes` of records, but for a first batch larger than that),
+    the record bytes in it, and whether any partition has an error (or a diverging epoch: the
+    follower must act on it at once)."""
+    budget = max_bytes
     total = 0
     has_error = False
     topics = []

@@ -54,3 +54,71 @@ def test_half_sent_frames_of_closed_connections_give_their_memory_back(tmp_path)
         assert server.process.poll() is None
     finally:
         server.stop()
+
+
+def peak_rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_answers_of_many_partitions_are_not_held_whole(tmp_path):
+    """Four consumers each fetch 40 partitions of 1 MiB at once and read their 40 MiB answers
+    slowly: the broker's peak memory meanwhile grows by a few chunks per connection
+    (pylog/frame_writer.py), not by the answers' size."""
+    from protocol.messages import FetchRequest, ProduceRequest
+    from protocol.records import build_batch
+    from tests.pylog.wire import RawClient
+
+    partitions, consumers = 40, 4
+    server = ServeProcess(tmp_path / "data", overrides={"num.partitions": partitions}).start()
+    try:
+        pid = server.process.pid
+        producer = RawClient(server.bootstrap_servers)
+        value = bytes(1000)
+        for index in range(partitions):
+            for _ in range(2):   # two batches of ~500 KiB: under the default message.max.bytes
+                batch = build_batch([(None, value)] * 500, timestamp_ms=int(time.time() * 1000))
+                answer = producer.request(0, 9, ProduceRequest(acks=-1, timeout_ms=10_000, topic_data=[
+                    ProduceRequest.TopicProduceData(name="wide", partition_data=[
+                        ProduceRequest.PartitionProduceData(index=index, records=batch)])]))
+                assert answer.responses[0].partition_responses[0].error_code == 0, answer
+        producer.close()
+        time.sleep(0.5)
+        idle_mib = rss_mib(pid)
+        with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as clear:
+            clear.write("5")   # the peak (VmHWM) starts again from here
+        request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=55 * MiB, isolation_level=0,
+                               session_id=0, session_epoch=-1, topics=[FetchRequest.FetchTopic(
+                                   topic="wide", partitions=[FetchRequest.FetchPartition(
+                                       partition=index, fetch_offset=0, partition_max_bytes=MiB)
+                                       for index in range(partitions)])])
+        received: list[int] = []
+
+        def slow_consumer():
+            client = RawClient(server.bootstrap_servers)
+            try:
+                client.send(1, 12, request)
+                size, = struct.unpack(">i", client.read_exactly(4))
+                got = 0
+                while got < size:
+                    got += len(client.sock.recv(min(256 * 1024, size - got)))
+                    time.sleep(0.002)
+                received.append(got)
+            finally:
+                client.close()
+
+        threads = [threading.Thread(target=slow_consumer) for _ in range(consumers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        peak_mib = peak_rss_mib(pid)
+        print(f"idle {idle_mib:.1f} MiB, peak while fetching {peak_mib:.1f} MiB")
+        assert len(received) == consumers and min(received) > partitions * 900_000, received
+        assert peak_mib <= idle_mib + 24, (idle_mib, peak_mib)   # held whole: 4 x 40 MiB
+        assert server.process.poll() is None
+    finally:
+        server.stop()
