@@ -7,7 +7,9 @@ One `Connection` (an asyncio Protocol) per client socket:
 
 Kafka handles one request per connection at a time and clients match responses to
 requests first-in first-out, so the task takes the next frame only after the previous
-response was written (or dropped, for acks=0). Other connections go on meanwhile: a
+response was written (or dropped, for acks=0) and the client has read it down to the
+transport's low-water mark: a client that sends requests and reads no answers holds one
+answer in the broker, not one per request. Other connections go on meanwhile: a
 long-poll Fetch parks only its own connection.
 
 A Protocol rather than asyncio streams: parsing frames out of `data_received` avoids
@@ -33,8 +35,10 @@ address's maximum is closed before anything is read from it.
 
 Idle connections: `connections.max.idle.ms` (Kafka's default 10 minutes; -1 never) closes
 a connection with no complete request in and no response out for that long, and nothing
-waiting or in hand; a connection that never completes its frame is idle too. A long-poll
-Fetch in hand keeps its connection from being idle.
+waiting or in hand; a connection that never completes its frame is idle too, and so is
+one whose next request waits on a client that does not read its last answer (the answer
+draining counts as activity). A long-poll Fetch in hand keeps its connection from being
+idle.
 
 Socket options, Kafka's (its SocketServer): every accepted socket has TCP_NODELAY (the
 event loop sets it), SO_KEEPALIVE, SO_SNDBUF `socket.send.buffer.bytes` and SO_RCVBUF
@@ -117,6 +121,7 @@ class Connection(asyncio.Protocol):
         self.write_flow.pause()
 
     def resume_writing(self) -> None:
+        self.last_active_s = time.monotonic()   # the client read part of an answer
         self.write_flow.resume()
 
     def data_received(self, data: bytes) -> None:
@@ -201,8 +206,11 @@ class Connection(asyncio.Protocol):
             self.task.cancel()
 
     def idle_for_s(self, now_s: float) -> float:
-        """How long nothing has happened here (0 while a request is waiting or in hand)."""
-        return 0.0 if self.busy or self.pending else now_s - self.last_active_s
+        """How long nothing has happened here: 0 while a request is in hand or waits for its
+        turn, unless its turn waits on a client that does not read the last answer."""
+        if self.busy or (self.pending and not self.write_flow.paused):
+            return 0.0
+        return now_s - self.last_active_s
 
     async def serve(self) -> None:
         while True:
@@ -210,6 +218,9 @@ class Connection(asyncio.Protocol):
                 self.wakeup.clear()
                 await self.wakeup.wait()
                 continue
+            # one answer at a time, as Kafka's: the next request waits until the client has
+            # read the last answer down to the transport's low-water mark
+            await self.write_flow.drained()
             frame = self.pending.popleft()
             self.pending_bytes -= len(frame)
             if self.paused and self.pending_bytes <= MAX_PENDING_BYTES // 2:

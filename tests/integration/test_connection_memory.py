@@ -122,3 +122,50 @@ def test_answers_of_many_partitions_are_not_held_whole(tmp_path):
         assert server.process.poll() is None
     finally:
         server.stop()
+
+
+def test_a_client_that_sends_fetches_without_reading_holds_one_answer_at_a_time(tmp_path):
+    """Two hundred Fetches of a 1 MiB partition sent at once by a client that reads nothing
+    yet: the broker takes the next request only once the last answer has mostly drained, as
+    Kafka answers one request per connection at a time, so its memory does not grow with the
+    requests; once the client reads, every answer comes, in order."""
+    from protocol import headers
+    from protocol.messages import FetchRequest, ProduceRequest
+    from protocol.records import build_batch
+    from tests.pylog.wire import RawClient
+
+    fetches = 200
+    server = ServeProcess(tmp_path / "data").start()
+    try:
+        pid = server.process.pid
+        client = RawClient(server.bootstrap_servers)
+        for _ in range(2):
+            batch = build_batch([(None, bytes(1000))] * 500, timestamp_ms=int(time.time() * 1000))
+            answer = client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=10_000, topic_data=[
+                ProduceRequest.TopicProduceData(name="one", partition_data=[
+                    ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
+            assert answer.responses[0].partition_responses[0].error_code == 0, answer
+        time.sleep(0.5)
+        idle_mib = rss_mib(pid)
+        with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as clear:
+            clear.write("5")
+        request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=55 * MiB, isolation_level=0,
+                               session_id=0, session_epoch=-1, topics=[FetchRequest.FetchTopic(
+                                   topic="one", partitions=[FetchRequest.FetchPartition(
+                                       partition=0, fetch_offset=0, partition_max_bytes=MiB)])])
+        first_id = client.correlation_id + 1
+        for _ in range(fetches):
+            client.send(1, 12, request)
+        time.sleep(1.0)
+        peak_mib = peak_rss_mib(pid)
+        print(f"idle {idle_mib:.1f} MiB, peak with {fetches} fetches unread {peak_mib:.1f} MiB")
+        for number in range(fetches):
+            size, = struct.unpack(">i", client.read_exactly(4))
+            response_header, answer = headers.decode_response(1, 12, client.read_exactly(size))
+            assert response_header.correlation_id == first_id + number
+            assert len(answer.responses[0].partitions[0].records) > 900_000
+        client.close()
+        assert peak_mib <= idle_mib + 16, (idle_mib, peak_mib)   # held at once: 200 x 1 MiB
+        assert server.process.poll() is None
+    finally:
+        server.stop()

@@ -115,3 +115,36 @@ def test_idle_connections_are_closed_and_busy_ones_kept(tmp_path):
             client.close()
     finally:
         broker.stop()
+
+
+def test_a_client_that_stops_reading_its_answers_is_idle(tmp_path):
+    """Fetches sent and their answers not read: once the transport is full the next request
+    waits for the client (one answer at a time), and the connection counts as idle."""
+    from protocol.messages import FetchRequest
+    from protocol.records import build_batch
+
+    broker = EmbeddedBroker(tmp_path, config={"connections.max.idle.ms": "300"}).start()
+    try:
+        client = RawClient(broker.bootstrap_servers)
+        batch = build_batch([(None, bytes(1000))] * 500, timestamp_ms=int(time.time() * 1000))
+        answer = client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[
+            ProduceRequest.TopicProduceData(name="t", partition_data=[
+                ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
+        assert answer.responses[0].partition_responses[0].error_code == 0
+        fetch = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=MiB, isolation_level=0,
+                             topics=[FetchRequest.FetchTopic(topic="t", partitions=[FetchRequest.FetchPartition(
+                                 partition=0, fetch_offset=0, partition_max_bytes=MiB)])])
+        for _ in range(20):   # 10 MB of answers: more than the sockets and the transport hold
+            client.send(1, 12, fetch)
+        time.sleep(1.0)   # well past the idle time, had the connection counted as busy
+        client.sock.settimeout(5)
+        read = 0
+        try:
+            while chunk := client.sock.recv(MiB):   # what was sent before the close, then the end
+                read += len(chunk)
+        except ConnectionResetError:
+            pass
+        assert read < 20 * 500_000   # closed with answers still unsent
+        client.close()
+    finally:
+        broker.stop()
