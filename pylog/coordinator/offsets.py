@@ -89,6 +89,7 @@ Everything runs on the broker's event loop (the partitions' logs are not thread-
 
 from __future__ import annotations
 
+import functools
 import logging
 import struct
 from collections.abc import Callable, Iterable, Mapping
@@ -178,6 +179,7 @@ class ExpiryResult:
 # Kafka's partition choice
 
 
+@functools.lru_cache(maxsize=4096)   # every group request asks it of its group id again
 def java_string_hashcode(text: str) -> int:
     """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
     h = 0
