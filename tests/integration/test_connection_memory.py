@@ -1,5 +1,7 @@
-"""A `pylog serve` process's memory after clients that claim big frames, send part of them
-and hang up: what the half-sent frames held is given back (pylog/server.py)."""
+"""A `pylog serve` process's memory against clients that would make it hold much: frames
+claimed big, half sent and dropped give their memory back; answers of many partitions are
+not held whole; and a client that sends requests without reading their answers gets one
+answer held at a time (pylog/server.py, pylog/frame_writer.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,13 @@ from tests.integration.support import ServeProcess
 MiB = 1024 * 1024
 
 
-def rss_mib(pid: int) -> float:
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
+    """The process's resident memory now (VmRSS), or its peak (VmHWM), in MiB."""
     with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
+    raise AssertionError(f"no {field}")
 
 
 def test_half_sent_frames_of_closed_connections_give_their_memory_back(tmp_path):
@@ -54,14 +57,6 @@ def test_half_sent_frames_of_closed_connections_give_their_memory_back(tmp_path)
         assert server.process.poll() is None
     finally:
         server.stop()
-
-
-def peak_rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmHWM")
 
 
 def test_answers_of_many_partitions_are_not_held_whole(tmp_path):
@@ -115,7 +110,7 @@ def test_answers_of_many_partitions_are_not_held_whole(tmp_path):
             thread.start()
         for thread in threads:
             thread.join(timeout=120)
-        peak_mib = peak_rss_mib(pid)
+        peak_mib = rss_mib(pid, "VmHWM")
         print(f"idle {idle_mib:.1f} MiB, peak while fetching {peak_mib:.1f} MiB")
         assert len(received) == consumers and min(received) > partitions * 900_000, received
         assert peak_mib <= idle_mib + 24, (idle_mib, peak_mib)   # held whole: 4 x 40 MiB
@@ -157,7 +152,7 @@ def test_a_client_that_sends_fetches_without_reading_holds_one_answer_at_a_time(
         for _ in range(fetches):
             client.send(1, 12, request)
         time.sleep(1.0)
-        peak_mib = peak_rss_mib(pid)
+        peak_mib = rss_mib(pid, "VmHWM")
         print(f"idle {idle_mib:.1f} MiB, peak with {fetches} fetches unread {peak_mib:.1f} MiB")
         for number in range(fetches):
             size, = struct.unpack(">i", client.read_exactly(4))
