@@ -92,8 +92,8 @@ from pylog.log_flusher import LogFlusher
 from pylog.log_dir_failures import LogDirFailures
 from pylog.log_retention import run_retention
 from pylog.metadata import (
-    PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id, topic_name_problem,
-    write_partition_metadata,
+    PARTITION_METADATA, BrokerMetadata, PartitionMetadataFile, TopicInfo, load_cluster_id, read_directory_id,
+    topic_name_problem,
 )
 from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, SUPPORTED_FEATURES, BrokerLifecycle, RegistrationFailed
 from pylog.controller.metadata_log import MetadataLog, partition_dir
@@ -348,6 +348,12 @@ class Broker:
             self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
+            for partition in self.partitions.values():
+                try:
+                    partition.flush_metadata_file()   # as Kafka's UnifiedLog.close
+                except OSError as e:
+                    log.warning("%s-%d: writing %s failed: %s", partition.topic, partition.index,
+                                PARTITION_METADATA, e)
             if self.high_watermarks is not None:
                 self.high_watermarks.write(self.partitions.values())
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
@@ -517,15 +523,25 @@ class Broker:
         partition = self.partitions.get((topic, index))
         if partition is None:
             partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())
-            if not (partition_log.dir / PARTITION_METADATA).exists():
-                write_partition_metadata(partition_log.dir, topic_id)
             from pylog.partition import Partition   # imported with the first partition
             partition = Partition(
                 topic, index, partition_log, self.node_id, self.waiters, leader_epoch=None,
                 high_watermark=self._checkpointed_high_watermarks.get((topic, index), 0),
                 replica_lag_time_max_ms=self.config.replica_lag_time_max_ms)
+            if not (partition_log.dir / PARTITION_METADATA).exists():
+                partition.metadata_file = PartitionMetadataFile(partition_log.dir, topic_id)
+                self._write_soon(partition.metadata_file)
             self.partitions[(topic, index)] = partition
         return partition
+
+    def _write_soon(self, metadata_file: PartitionMetadataFile) -> None:
+        """Write a new partition's partition.metadata on a thread of the loop's pool (Kafka's
+        "flush-metadata-file" task); a failure is logged, and the first append tries again."""
+        def written(future) -> None:
+            if not future.cancelled() and future.exception() is not None:
+                log.warning("writing %s in %s failed: %s (the first append writes it)", PARTITION_METADATA,
+                            metadata_file.partition_dir, future.exception())
+        asyncio.get_running_loop().run_in_executor(None, metadata_file.maybe_flush).add_done_callback(written)
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         """A topic's overrides changed in the metadata: its logs take the new config."""
@@ -568,8 +584,11 @@ class Broker:
         indexes = list(indexes)
         for index in indexes:
             self.fetcher_manager.remove_partition((name, index))
-            if self.partitions.pop((name, index), None) is None:
+            partition = self.partitions.pop((name, index), None)
+            if partition is None:
                 continue
+            if partition.metadata_file is not None:
+                partition.metadata_file.cancel()
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
             self.log_manager.delete_log(name, index)
             self.log_cleaner.forget(name, index)

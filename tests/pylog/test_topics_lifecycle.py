@@ -1,13 +1,16 @@
 """Topics across restarts: creation, deletion, stray logs (a topic's files left behind its
-deletion), and the broker epoch of the clean-shutdown marker."""
+deletion), the broker epoch of the clean-shutdown marker, and when a new partition's
+partition.metadata is written."""
 
 import json
 import logging
 import shutil
+import time
 import uuid
 
 from protocol.records import build_batch
-from pylog.metadata import read_partition_metadata, write_partition_metadata
+from pylog.broker import Broker
+from pylog.metadata import PARTITION_METADATA, read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
 from tests.integration.support import WireClient
 
@@ -110,3 +113,49 @@ def test_the_clean_shutdown_marker_carries_a_broker_epoch_that_grows_at_every_st
         assert marker == f'{{"version":0,"brokerEpoch":{epoch}}}'
         epochs.append(json.loads(marker)["brokerEpoch"])
     assert epochs[0] > 0 and epochs[0] < epochs[1] < epochs[2]
+
+
+# -- partition.metadata of a new partition (Kafka's "flush-metadata-file") ---------------
+
+def _wait_for(condition, timeout_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_new_partition_names_its_topic_soon_after_it_is_created(tmp_path):
+    """Written off the event loop, with no record appended."""
+    with EmbeddedBroker(tmp_path) as embedded:
+        topic = embedded.call(lambda: embedded.broker.create_topic("soon", 3))
+        assert _wait_for(lambda: all(read_partition_metadata(tmp_path / f"soon-{i}") == topic.topic_id
+                                     for i in range(3)))
+
+
+def test_the_first_append_writes_a_partition_metadata_not_written_yet(tmp_path, monkeypatch):
+    monkeypatch.setattr(Broker, "_write_soon", lambda self, metadata_file: None)   # the pool never gets to it
+    with EmbeddedBroker(tmp_path) as embedded:
+        topic = embedded.call(lambda: embedded.broker.create_topic("late", 2))
+        assert not (tmp_path / "late-0" / PARTITION_METADATA).exists()
+        produce(embedded, "late", 1)
+        assert read_partition_metadata(tmp_path / "late-0") == topic.topic_id
+        assert not (tmp_path / "late-1" / PARTITION_METADATA).exists()   # no record there yet
+    # the clean shutdown wrote the other one, and the next start adopts both partitions
+    assert read_partition_metadata(tmp_path / "late-1") == topic.topic_id
+    with EmbeddedBroker(tmp_path) as embedded:
+        assert embedded.call(lambda: embedded.broker.partition("late", 0).log.log_end_offset) == 1
+    assert stray_dirs(tmp_path, "late-0") == stray_dirs(tmp_path, "late-1") == []
+
+
+def test_a_partition_deleted_before_its_metadata_is_written_gets_none(tmp_path, monkeypatch):
+    pending = []
+    monkeypatch.setattr(Broker, "_write_soon", lambda self, metadata_file: pending.append(metadata_file))
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("brief", 1))
+        embedded.call(lambda: embedded.broker.delete_topic("brief"))
+        [metadata_file] = pending
+        metadata_file.maybe_flush()   # the pool's turn comes after the delete: nothing to write
+    assert not (tmp_path / "brief-0").exists()
+    assert not any(p.name.startswith("brief-0") for p in tmp_path.iterdir())
