@@ -92,8 +92,8 @@ from pylog.log_flusher import LogFlusher
 from pylog.log_dir_failures import LogDirFailures
 from pylog.log_retention import run_retention
 from pylog.metadata import (
-    PARTITION_METADATA, BrokerMetadata, PartitionMetadataFile, TopicInfo, load_cluster_id, read_directory_id,
-    topic_name_problem,
+    PARTITION_METADATA, BrokerMetadata, TopicInfo, load_cluster_id, read_directory_id,
+    topic_name_problem, write_partition_metadata,
 )
 from pylog.broker_lifecycle import SECURITY_PROTOCOL_IDS, SUPPORTED_FEATURES, BrokerLifecycle, RegistrationFailed
 from pylog.controller.metadata_log import MetadataLog, partition_dir
@@ -236,7 +236,7 @@ class Broker:
         self._checkpointed_high_watermarks = self.high_watermarks.read()
         self.publisher.publish(image)
         if self.controller is not None:
-            self.controller.listeners.append(self.publisher.publish)
+            self.controller.listeners.append(self.publisher.publish_soon)
         else:
             self.metadata_follower.on_batch = lambda image, _entries: self.publisher.publish_async(image)
             self.metadata_follower.start_fetching()
@@ -322,14 +322,15 @@ class Broker:
                 log.warning("controlled shutdown of broker %d did not finish; stopping anyway", self.node_id)
             await self.lifecycle.stop()
             self.lifecycle = None
-        if self.controller is not None and self.publisher.publish in self.controller.listeners:
+        if self.controller is not None and self.publisher.publish_soon in self.controller.listeners:
             # the controller goes on until the end of stop(): what it commits meanwhile (its
             # own broker fenced) is not applied to a broker that is closing
-            self.controller.listeners.remove(self.publisher.publish)
+            self.controller.listeners.remove(self.publisher.publish_soon)
         if self.metadata_follower is not None:
             await self.metadata_follower.stop()
             await self.metadata_follower.channel.close()
             self.metadata_follower.metadata_log.close()
+        await self.publisher.close()
         # Then answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR), so that no
         # connection is kept busy while the server waits for in-flight requests.
         if self._group_coordinator is not None:
@@ -348,12 +349,6 @@ class Broker:
             self._retention = None
         await self.log_flusher.stop()
         if self.log_manager is not None:
-            for partition in self.partitions.values():
-                try:
-                    partition.flush_metadata_file()   # as Kafka's UnifiedLog.close
-                except OSError as e:
-                    log.warning("%s-%d: writing %s failed: %s", partition.topic, partition.index,
-                                PARTITION_METADATA, e)
             if self.high_watermarks is not None:
                 self.high_watermarks.write(self.partitions.values())
             self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
@@ -514,34 +509,28 @@ class Broker:
             raise BrokerError(ErrorCode.REQUEST_TIMED_OUT, f"the controller could not be reached: {e}") from e
         if self.metadata_follower is not None:
             await self.metadata_follower.catch_up()
+        await self.publisher.settled()   # the new partitions' logs exist here
         return response
 
     # -- what the metadata says, applied here (called by the publisher) ----------------
 
     def ensure_partition(self, topic: str, topic_id, index: int) -> Partition:
-        """The local partition `topic`-`index`, its log opened or created."""
+        """The local partition `topic`-`index`, its log opened or created, and its
+        `partition.metadata` written if it has none (OSError if that fails: the partition
+        is then not hosted). The metadata publisher creates new logs off the event loop
+        first (pylog/metadata_publisher.py); this creates one only where it runs at once."""
         partition = self.partitions.get((topic, index))
         if partition is None:
             partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())
+            if not (partition_log.dir / PARTITION_METADATA).exists():
+                write_partition_metadata(partition_log.dir, topic_id)
             from pylog.partition import Partition   # imported with the first partition
             partition = Partition(
                 topic, index, partition_log, self.node_id, self.waiters, leader_epoch=None,
                 high_watermark=self._checkpointed_high_watermarks.get((topic, index), 0),
                 replica_lag_time_max_ms=self.config.replica_lag_time_max_ms)
-            if not (partition_log.dir / PARTITION_METADATA).exists():
-                partition.metadata_file = PartitionMetadataFile(partition_log.dir, topic_id)
-                self._write_soon(partition.metadata_file)
             self.partitions[(topic, index)] = partition
         return partition
-
-    def _write_soon(self, metadata_file: PartitionMetadataFile) -> None:
-        """Write a new partition's partition.metadata on a thread of the loop's pool (Kafka's
-        "flush-metadata-file" task); a failure is logged, and the first append tries again."""
-        def written(future) -> None:
-            if not future.cancelled() and future.exception() is not None:
-                log.warning("writing %s in %s failed: %s (the first append writes it)", PARTITION_METADATA,
-                            metadata_file.partition_dir, future.exception())
-        asyncio.get_running_loop().run_in_executor(None, metadata_file.maybe_flush).add_done_callback(written)
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         """A topic's overrides changed in the metadata: its logs take the new config."""
@@ -587,8 +576,6 @@ class Broker:
             partition = self.partitions.pop((name, index), None)
             if partition is None:
                 continue
-            if partition.metadata_file is not None:
-                partition.metadata_file.cancel()
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
             self.log_manager.delete_log(name, index)
             self.log_cleaner.forget(name, index)
@@ -684,6 +671,7 @@ class Broker:
         """An internal topic, its replication factor capped at the brokers registered (a
         pylog choice, so a test cluster of one or two brokers has its coordinators)."""
         if name in self.metadata.topics:
+            await self.publisher.settled()   # another request created it: its logs may be on their way
             return
         registered = max(1, sum(1 for b in self.metadata_image().brokers.values() if not b.fenced))
         try:

@@ -27,16 +27,16 @@ earlier topic of the same name, never becomes the new topic's log.
 Crash behaviour: files are replaced whole (temp file, fsync, rename, fsync of the
 directory), so a crash leaves the old or the new version.
 
-A new partition's `partition.metadata` is written as Kafka writes it (UnifiedLog's
-"flush-metadata-file" task and `maybeFlushMetadataFile`): not while the partition is
-created, but soon after on a thread of the loop's pool, and at the latest before the
-partition's first append, so no record is ever on disk in a directory that does not name
-its topic (`PartitionMetadataFile`). A crash before it is written leaves an empty log
-without the file, which the next start finds stray and moves aside; the metadata then
-creates the partition again.
+A new partition's `partition.metadata` is written with its log, before the partition is
+hosted, on the thread that creates the log (pylog/metadata_publisher.py), so no record is
+ever on disk in a directory that does not name its topic. (Kafka writes it soon after, on
+a scheduler thread, and at the latest before the partition's first append.) A crash before
+it is written leaves an empty log without the file, which the next start finds stray and
+moves aside; the metadata then creates the partition again.
 
-Concurrency: owned by the broker's event loop; not thread-safe, but for
-`PartitionMetadataFile`, whose writing may run on another thread.
+Concurrency: owned by the broker's event loop; not thread-safe. The functions that write a
+partition's files (`write_partition_metadata`) touch nothing else and run on the thread
+that creates the partition's log.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from __future__ import annotations
 import base64
 import os
 import re
-import threading
 import uuid
 from pathlib import Path
 from typing import Iterable
@@ -177,34 +176,6 @@ def kafka_uuid_text(value: uuid.UUID) -> str:
 
 def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:
     _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {kafka_uuid_text(topic_id)}")
-
-
-class PartitionMetadataFile:
-    """A new partition's `partition.metadata`, to be written once (`maybe_flush`): from a
-    thread of the pool soon after the partition is created, or by its first append if that
-    comes first, whichever runs first; `cancel` when the partition goes before that. A lock
-    makes the two callers' writes one, and `cancel` wait for a write under way."""
-
-    __slots__ = ("partition_dir", "topic_id", "dirty", "_lock")
-
-    def __init__(self, partition_dir: Path, topic_id: uuid.UUID):
-        self.partition_dir = Path(partition_dir)
-        self.topic_id = topic_id
-        self.dirty = True
-        self._lock = threading.Lock()
-
-    def maybe_flush(self) -> None:
-        """Write the file unless it is written (or cancelled); OSError if it cannot be, and
-        it stays to write."""
-        with self._lock:
-            if self.dirty:
-                write_partition_metadata(self.partition_dir, self.topic_id)
-                self.dirty = False
-
-    def cancel(self) -> None:
-        """The partition is being deleted: write nothing from now on."""
-        with self._lock:
-            self.dirty = False
 
 
 def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:

@@ -79,7 +79,6 @@ class Partition:
         self.topic = topic
         self.index = index
         self.log = log
-        self.metadata_file = None   # a new partition's partition.metadata, until it is written
         self.node_id = node_id
         self.waiters = waiters
         self.key = (topic, index)
@@ -369,8 +368,6 @@ class Partition:
         topic's compression.type rebuilt them). The HW follows as the ISR allows."""
         if not self.is_leader:
             raise self.not_leader_error()
-        if self.metadata_file is not None:
-            self.flush_metadata_file()
         self._follow_log_end()
         info = self.log.append(records, now_ms=now_ms, leader_epoch=self.leader_epoch, origin=origin)
         self.state.leader_appended(self.log.log_end_offset, now_ms)
@@ -380,19 +377,9 @@ class Partition:
     def append_as_follower(self, records, now_ms: int) -> AppendInfo:
         """Append what the leader sent: offsets and epochs as they are (the epoch cache
         learns each batch's partitionLeaderEpoch)."""
-        if self.metadata_file is not None:
-            self.flush_metadata_file()
         info = self.log.append(records, now_ms=now_ms, assign_offsets=False)
         self._sync_log_offsets()
         return info
-
-    def flush_metadata_file(self) -> None:
-        """Write a new partition's partition.metadata now if it is not written yet: no
-        record goes to disk before its directory names its topic (Kafka's
-        UnifiedLog.maybeFlushMetadataFile). OSError if it cannot be written."""
-        if self.metadata_file is not None:
-            self.metadata_file.maybe_flush()
-            self.metadata_file = None
 
     def update_follower_offsets(self, leader_high_watermark: int, leader_log_start_offset: int) -> bool:
         """A follower takes the leader's HW (capped at its LEO) and log start (capped at

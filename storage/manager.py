@@ -43,8 +43,14 @@ is done. The broker calls `write_checkpoints` periodically (Kafka's
 / `remove_expired_producers` (every `producer.id.expiration.check.interval.ms`) from its
 housekeeping, with the current time.
 
+Creating a partition's log: `create_log` makes its directory and files, `sync_data_dir`
+makes the directory's entry durable (one fsync for any number of new logs), and
+`adopt_log` makes it one of the manager's logs; `get_or_create_log` does all three.
+
 Concurrency: not thread-safe; the broker calls it from one place and serializes access
-to each Log per partition.
+to each Log per partition. The exception is `create_log` (with `sync_data_dir`), which
+only reads: the broker creates new logs on a thread of its pool and adopts them on its
+event loop.
 """
 
 from __future__ import annotations
@@ -233,15 +239,35 @@ class LogManager:
             self.set_topic_config(topic, config)
         log = self._logs.get((topic, partition))
         if log is None:
-            dir = self.data_dir / files.log_dir_name(topic, partition)
-            log = Log.open(
-                dir, self.config_for(topic), now_ms=now_ms, had_clean_shutdown=True, rng=self._rng,
-                producer_id_expiration_ms=self.producer_id_expiration_ms,
-            )
-            fsync_dir(self.data_dir)
-            log.flush_listener = self.flush_listener
-            self._logs[(topic, partition)] = log
+            log = self.create_log(topic, partition, now_ms=now_ms)
+            self.sync_data_dir()
+            self.adopt_log(topic, partition, log)
         return log
+
+    def create_log(self, topic: str, partition: int, *, now_ms: int) -> Log:
+        """A new, empty log of (topic, partition): its directory and first segment's files
+        created, but not yet one of this manager's logs (`adopt_log` makes it one). The
+        one method that may run on another thread while the caller goes on: it reads the
+        topic's config and changes nothing of the manager. The data directory's entry for
+        the new directory is durable only after `sync_data_dir()`."""
+        self._check_open()
+        return Log.open(
+            self.data_dir / files.log_dir_name(topic, partition), self.config_for(topic), now_ms=now_ms,
+            had_clean_shutdown=True, rng=self._rng, producer_id_expiration_ms=self.producer_id_expiration_ms,
+        )
+
+    def sync_data_dir(self) -> None:
+        """fsync the data directory: the directories created since are durable (one call
+        after creating many logs)."""
+        fsync_dir(self.data_dir)
+
+    def adopt_log(self, topic: str, partition: int, log: Log) -> None:
+        """Make `log`, from `create_log`, the log of (topic, partition)."""
+        self._check_open()
+        if (topic, partition) in self._logs:
+            raise ValueError(f"{topic}-{partition} has a log already")
+        log.flush_listener = self.flush_listener
+        self._logs[(topic, partition)] = log
 
     def delete_log(self, topic: str, partition: int) -> bool:
         """Remove a partition's log and directory; False if there was none.

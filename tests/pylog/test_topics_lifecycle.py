@@ -1,17 +1,21 @@
 """Topics across restarts: creation, deletion, stray logs (a topic's files left behind its
-deletion), the broker epoch of the clean-shutdown marker, and when a new partition's
-partition.metadata is written."""
+deletion), the broker epoch of the clean-shutdown marker, when a new partition's
+partition.metadata is written, and new logs created off the event loop."""
 
 import json
 import logging
+import os
 import shutil
+import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
+from protocol.error_codes import ErrorCode
 from protocol.records import build_batch
-from pylog.broker import Broker
-from pylog.metadata import PARTITION_METADATA, read_partition_metadata, write_partition_metadata
+from pylog.metadata import read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
+from storage.manager import LogManager
 from tests.integration.support import WireClient
 
 
@@ -115,7 +119,7 @@ def test_the_clean_shutdown_marker_carries_a_broker_epoch_that_grows_at_every_st
     assert epochs[0] > 0 and epochs[0] < epochs[1] < epochs[2]
 
 
-# -- partition.metadata of a new partition (Kafka's "flush-metadata-file") ---------------
+# -- partition.metadata of a new partition ---------------------------------------------
 
 def _wait_for(condition, timeout_s: float = 5.0) -> bool:
     deadline = time.monotonic() + timeout_s
@@ -126,36 +130,114 @@ def _wait_for(condition, timeout_s: float = 5.0) -> bool:
     return True
 
 
-def test_a_new_partition_names_its_topic_soon_after_it_is_created(tmp_path):
-    """Written off the event loop, with no record appended."""
+def test_a_new_partition_names_its_topic_once_it_is_created(tmp_path):
+    """With no record appended."""
     with EmbeddedBroker(tmp_path) as embedded:
         topic = embedded.call(lambda: embedded.broker.create_topic("soon", 3))
-        assert _wait_for(lambda: all(read_partition_metadata(tmp_path / f"soon-{i}") == topic.topic_id
-                                     for i in range(3)))
+        assert all(read_partition_metadata(tmp_path / f"soon-{i}") == topic.topic_id for i in range(3))
 
 
-def test_the_first_append_writes_a_partition_metadata_not_written_yet(tmp_path, monkeypatch):
-    monkeypatch.setattr(Broker, "_write_soon", lambda self, metadata_file: None)   # the pool never gets to it
+# -- new logs are created off the event loop ------------------------------------------------
+
+class GatedCreation:
+    """LogManager.create_log held at a gate for `topic`, to look at the broker meanwhile."""
+
+    def __init__(self, monkeypatch, topic: str):
+        self.entered, self.gate = threading.Event(), threading.Event()
+        self.threads: set[str] = set()
+        create_log = LogManager.create_log
+
+        def gated(manager, name, partition, *, now_ms):
+            if name == topic:
+                self.threads.add(threading.current_thread().name)
+                self.entered.set()
+                assert self.gate.wait(20), "the gate was never opened"
+            return create_log(manager, name, partition, now_ms=now_ms)
+
+        monkeypatch.setattr(LogManager, "create_log", gated)
+
+
+def in_background(fn):
+    """Run `fn()` on a thread of its own; the concurrent.futures.Future of its result."""
+    executor = ThreadPoolExecutor(1)
+    future = executor.submit(fn)
+    executor.shutdown(wait=False)
+    return future
+
+
+def test_other_requests_are_answered_while_a_new_topics_logs_are_created(tmp_path, monkeypatch):
+    creation = GatedCreation(monkeypatch, "wide")
     with EmbeddedBroker(tmp_path) as embedded:
-        topic = embedded.call(lambda: embedded.broker.create_topic("late", 2))
-        assert not (tmp_path / "late-0" / PARTITION_METADATA).exists()
-        produce(embedded, "late", 1)
-        assert read_partition_metadata(tmp_path / "late-0") == topic.topic_id
-        assert not (tmp_path / "late-1" / PARTITION_METADATA).exists()   # no record there yet
-    # the clean shutdown wrote the other one, and the next start adopts both partitions
-    assert read_partition_metadata(tmp_path / "late-1") == topic.topic_id
-    with EmbeddedBroker(tmp_path) as embedded:
-        assert embedded.call(lambda: embedded.broker.partition("late", 0).log.log_end_offset) == 1
-    assert stray_dirs(tmp_path, "late-0") == stray_dirs(tmp_path, "late-1") == []
+        created = in_background(lambda: embedded.call(lambda: embedded.broker.create_topic("wide", 3)))
+        assert creation.entered.wait(20)
+        assert "pylog-broker" not in creation.threads   # not the event loop's thread
+        with WireClient(embedded.bootstrap_servers) as client:
+            (topic,) = client.metadata(["wide"]).topics
+            assert (topic.error_code, len(topic.partitions)) == (0, 3)   # the metadata has it
+            batch = build_batch([(b"k", b"v")], timestamp_ms=1_700_000_000_000)
+            # ... this broker does not host it yet: a retriable error, as Kafka's before its publisher ran
+            assert client.produce("wide", 0, batch, acks=1).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            assert not created.done()   # CreateTopics is answered once the logs exist
+            creation.gate.set()
+            assert created.result(20).num_partitions == 3
+            assert client.produce("wide", 0, batch, acks=1).error_code == ErrorCode.NONE
 
 
-def test_a_partition_deleted_before_its_metadata_is_written_gets_none(tmp_path, monkeypatch):
-    pending = []
-    monkeypatch.setattr(Broker, "_write_soon", lambda self, metadata_file: pending.append(metadata_file))
+def test_a_new_partitions_files_are_written_and_fsynced_off_the_event_loop(tmp_path, monkeypatch):
+    fsynced: list[tuple[str, str]] = []   # (thread, path)
+    fsync = os.fsync
+
+    def recording_fsync(fd):
+        fsynced.append((threading.current_thread().name, os.readlink(f"/proc/self/fd/{fd}")))
+        return fsync(fd)
+
     with EmbeddedBroker(tmp_path) as embedded:
-        embedded.call(lambda: embedded.broker.create_topic("brief", 1))
-        embedded.call(lambda: embedded.broker.delete_topic("brief"))
-        [metadata_file] = pending
-        metadata_file.maybe_flush()   # the pool's turn comes after the delete: nothing to write
-    assert not (tmp_path / "brief-0").exists()
-    assert not any(p.name.startswith("brief-0") for p in tmp_path.iterdir())
+        monkeypatch.setattr(os, "fsync", recording_fsync)
+        topic = embedded.call(lambda: embedded.broker.create_topic("quiet", 3))
+        epoch = embedded.call(lambda: embedded.broker.partition("quiet", 0).leader_epoch)
+        monkeypatch.setattr(os, "fsync", fsync)
+        partition_dirs = {str(tmp_path / f"quiet-{i}") for i in range(3)}
+        of_partitions = [(thread, path) for thread, path in fsynced
+                         if path in partition_dirs or os.path.dirname(path) in partition_dirs]
+        assert {os.path.basename(path) for _, path in of_partitions} >= \
+            {"quiet-0", "leader-epoch-checkpoint.tmp", "partition.metadata.tmp"}
+        assert [path for thread, path in of_partitions if thread == "pylog-broker"] == []
+        for i in range(3):
+            assert (tmp_path / f"quiet-{i}" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{epoch} 0\n"
+            assert read_partition_metadata(tmp_path / f"quiet-{i}") == topic.topic_id
+
+
+def test_a_topic_deleted_while_its_logs_are_created_leaves_nothing_behind(tmp_path, monkeypatch):
+    creation = GatedCreation(monkeypatch, "brief")
+    with EmbeddedBroker(tmp_path) as embedded:
+        created = in_background(lambda: embedded.call(lambda: embedded.broker.create_topic("brief", 2)))
+        assert creation.entered.wait(20)
+        deleted = in_background(lambda: embedded.call(lambda: embedded.broker.delete_topic("brief")))
+        assert _wait_for(lambda: embedded.call(lambda: "brief" not in embedded.broker.metadata.topics))
+        creation.gate.set()
+        deleted.result(20)
+        assert "was not created" in str(created.exception(20))   # it was gone by the time its logs were
+        assert embedded.call(lambda: embedded.broker.partition("brief", 0)) is None
+        assert embedded.call(lambda: embedded.broker.log_manager.get_log("brief", 0)) is None
+        assert not any(p.name.startswith("brief-") for p in tmp_path.iterdir())
+        embedded.call(lambda: embedded.broker.create_topic("brief", 1))   # the name can be used again
+        produce(embedded, "brief", 2)
+
+
+def test_a_broker_stopped_while_logs_are_created_adopts_them_at_its_next_start(tmp_path, monkeypatch):
+    creation = GatedCreation(monkeypatch, "cut")
+    embedded = EmbeddedBroker(tmp_path).start()
+    try:
+        created = in_background(lambda: embedded.call(lambda: embedded.broker.create_topic("cut", 2)))
+        assert creation.entered.wait(20)
+        stopped = in_background(embedded.stop)
+        time.sleep(0.2)
+        creation.gate.set()
+        stopped.result(20)
+        created.exception(20)   # answered, one way or another
+    finally:
+        embedded.stop()
+    with EmbeddedBroker(tmp_path) as embedded:
+        produce(embedded, "cut", 2)
+        assert embedded.call(lambda: embedded.broker.partition("cut", 1).log.log_end_offset) == 0
+    assert stray_dirs(tmp_path, "cut-0") == stray_dirs(tmp_path, "cut-1") == []

@@ -43,7 +43,10 @@ async def started(tmp_path, size, **kwargs) -> ReplicationCluster:
 
 
 def leo(cluster, node_id):
-    return cluster.partition(node_id).log_end_offset
+    """The replica's log end offset; None while the broker does not host it yet (a new
+    replica's log is created off the event loop)."""
+    partition = cluster.partition(node_id)
+    return None if partition is None else partition.log_end_offset
 
 
 # -- copying -------------------------------------------------------------------------------
