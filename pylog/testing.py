@@ -21,7 +21,7 @@ from `pylog serve` in one way Kafka's own test harnesses configure theirs
 (TestUtils.createBrokerConfig, Kafka Streams' EmbeddedKafkaCluster): `__consumer_offsets`
 and `__transaction_state` get 5 partitions, not 50. The broker creates such a topic when a
 client first needs it (a group's FindCoordinator, a transactional producer's), and the
-client waits: a first FindCoordinator was answered in 107 ms with 50, in 19 ms with 5
+client waits: a first FindCoordinator was answered in 111 ms with 50, in 12 ms with 5
 (bench/start_bench.py).
 `test_defaults={}` keeps Kafka's defaults throughout.
 """
