@@ -41,9 +41,12 @@ written with this start's broker epoch.
 
 Topics are created, deleted and reconfigured by the controller: the broker forwards the
 requests (`forward`: pylog/handlers/topics.py, configs.py) and acts on the records that
-come back (`ensure_partition`, `remove_topic_logs`, `set_topic_configs`). A topic's logs
-go when its RemoveTopicRecord is published; a crash in between leaves them as strays for
-the next start.
+come back (`ensure_partition`, `remove_topic_logs`, `set_topic_configs`). New logs are
+created on a thread of the loop's pool (pylog/metadata_publisher.py), and `forward` answers
+once they exist. A topic's logs go when its RemoveTopicRecord is published: each directory
+is renamed `-delete` on the loop (durable: the deletion is done) and its files removed on a
+thread (`remove_soon`); a crash before the rename leaves them as strays for the next start,
+one after it has the next start remove them.
 
 Replication (`apply_partition_registration`, called by the metadata publisher for every
 partition this broker is or was a replica of when its registration or the brokers
@@ -74,6 +77,7 @@ from typing import TYPE_CHECKING
 
 from protocol.error_codes import ErrorCode
 from protocol import messages
+from storage import files
 from storage.config import LogConfig
 from storage.manager import LogManager
 
@@ -147,6 +151,7 @@ class Broker:
         self._housekeeping: asyncio.Task | None = None
         self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
+        self._removals: set = set()   # deleted logs' directories being removed (remove_soon)
         self.log_cleaner = LogCleaner(self)
         self.log_dir_failures = LogDirFailures(config.log_dirs[0])
         self.high_watermarks: HighWatermarkCheckpoint | None = None
@@ -348,6 +353,8 @@ class Broker:
             self._retention.cancel()
             self._retention = None
         await self.log_flusher.stop()
+        if self._removals:
+            await asyncio.gather(*self._removals, return_exceptions=True)
         if self.log_manager is not None:
             if self.high_watermarks is not None:
                 self.high_watermarks.write(self.partitions.values())
@@ -532,6 +539,14 @@ class Broker:
             self.partitions[(topic, index)] = partition
         return partition
 
+    def remove_soon(self, deleted_dir: Path) -> None:
+        """Remove a deleted log's renamed directory on a thread of the loop's pool (Kafka
+        removes it `file.delete.delay.ms` later, on its scheduler): a large log's files take
+        long to remove, and the deletion is already durable. `stop()` waits for it."""
+        future = asyncio.get_running_loop().run_in_executor(None, files.remove_dir, deleted_dir)
+        self._removals.add(future)
+        future.add_done_callback(self._removals.discard)
+
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         """A topic's overrides changed in the metadata: its logs take the new config."""
         try:
@@ -577,7 +592,7 @@ class Broker:
             if partition is None:
                 continue
             self.log_cleaner.abort_cleaning(name, index)   # waits until no copy reads the log
-            self.log_manager.delete_log(name, index)
+            self.log_manager.delete_log(name, index, remove=self.remove_soon)
             self.log_cleaner.forget(name, index)
             self.waiters.notify((name, index))  # parked fetches answer now: the partition is gone
         if name not in self.metadata.topics:

@@ -209,7 +209,7 @@ class MetadataPublisher:
             topic = image.topics.get(batch[(name, index)][0])
             registration = topic.partitions.get(index) if topic is not None and topic.name == name else None
             if registration is None or broker.node_id not in registration.replicas:
-                manager.delete_log(name, index)   # its topic went meanwhile
+                manager.delete_log(name, index, remove=broker.remove_soon)   # its topic went meanwhile
 
     def _steps(self, image: MetadataImage, *, defer: bool, retry: bool = False):
         """The work of one publication; yields after each partition acted on. With `defer`,

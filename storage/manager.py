@@ -269,11 +269,14 @@ class LogManager:
         log.flush_listener = self.flush_listener
         self._logs[(topic, partition)] = log
 
-    def delete_log(self, topic: str, partition: int) -> bool:
+    def delete_log(self, topic: str, partition: int, *,
+                   remove: Callable[[Path], None] = files.remove_dir) -> bool:
         """Remove a partition's log and directory; False if there was none.
 
-        The directory is first renamed `<topic>-<partition>.<id>-delete` (durably), so a
-        crash halfway through the removal finishes it at the next start.
+        The directory is first renamed `<topic>-<partition>.<id>-delete` (durably): from
+        then on the log is deleted, and a crash before its files are gone has the next
+        start remove them. `remove(renamed_dir)` removes the files, at once by default (a
+        broker hands them to a thread: removing a large log takes a while).
         """
         log = self._logs.pop((topic, partition), None)
         if log is None:
@@ -282,7 +285,7 @@ class LogManager:
         doomed = self.data_dir / f"{log.dir.name}.{uuid.uuid4().hex}{files.DELETE_DIR_SUFFIX}"
         os.replace(log.dir, doomed)
         fsync_dir(self.data_dir)
-        files.remove_dir(doomed)
+        remove(doomed)
         return True
 
     # -- housekeeping --

@@ -87,7 +87,9 @@ def test_deleting_a_topic_aborts_its_cleaning_and_drops_its_checkpoint(kafka_bro
     cleaner = broker.broker.log_cleaner
     assert broker.call(lambda: dict(cleaner.in_progress)) == {}
     assert broker.call(lambda: cleaner.passes) == 0
-    assert not list(broker.data_dir.glob("doomed-*"))
+    assert not (broker.data_dir / "doomed-0").exists()
+    # the renamed directory's files are removed on a thread, soon after
+    wait_until(lambda: not list(broker.data_dir.glob("doomed-*")), 10, "the deleted log's files removed")
     assert not list(broker.data_dir.rglob("*.cleaned"))
     assert ("doomed", 0) not in checkpoint_entries(broker)
 

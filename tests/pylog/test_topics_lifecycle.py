@@ -1,6 +1,7 @@
 """Topics across restarts: creation, deletion, stray logs (a topic's files left behind its
 deletion), the broker epoch of the clean-shutdown marker, when a new partition's
-partition.metadata is written, and new logs created off the event loop."""
+partition.metadata is written, and new logs created and deleted logs removed off the
+event loop."""
 
 import json
 import logging
@@ -15,6 +16,7 @@ from protocol.error_codes import ErrorCode
 from protocol.records import build_batch
 from pylog.metadata import read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
+from storage import files
 from storage.manager import LogManager
 from tests.integration.support import WireClient
 
@@ -219,7 +221,7 @@ def test_a_topic_deleted_while_its_logs_are_created_leaves_nothing_behind(tmp_pa
         assert "was not created" in str(created.exception(20))   # it was gone by the time its logs were
         assert embedded.call(lambda: embedded.broker.partition("brief", 0)) is None
         assert embedded.call(lambda: embedded.broker.log_manager.get_log("brief", 0)) is None
-        assert not any(p.name.startswith("brief-") for p in tmp_path.iterdir())
+        assert _wait_for(lambda: not any(p.name.startswith("brief-") for p in tmp_path.iterdir()))
         embedded.call(lambda: embedded.broker.create_topic("brief", 1))   # the name can be used again
         produce(embedded, "brief", 2)
 
@@ -241,3 +243,42 @@ def test_a_broker_stopped_while_logs_are_created_adopts_them_at_its_next_start(t
         produce(embedded, "cut", 2)
         assert embedded.call(lambda: embedded.broker.partition("cut", 1).log.log_end_offset) == 0
     assert stray_dirs(tmp_path, "cut-0") == stray_dirs(tmp_path, "cut-1") == []
+
+
+def test_a_deleted_topics_files_are_removed_off_the_event_loop(tmp_path, monkeypatch):
+    entered, gate, threads = threading.Event(), threading.Event(), set()
+    remove_dir = files.remove_dir
+
+    def gated(path):
+        threads.add(threading.current_thread().name)
+        entered.set()
+        assert gate.wait(20), "the gate was never opened"
+        remove_dir(path)
+
+    monkeypatch.setattr(files, "remove_dir", gated)
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("gone", 1))
+        produce(embedded, "gone", 3)
+        embedded.call(lambda: embedded.broker.delete_topic("gone"))   # answered with the files still there
+        assert entered.wait(20) and "pylog-broker" not in threads
+        [renamed] = [p for p in tmp_path.iterdir() if p.name.startswith("gone-0.")]
+        assert renamed.name.endswith("-delete") and not (tmp_path / "gone-0").exists()
+        with WireClient(embedded.bootstrap_servers) as client:   # served meanwhile
+            assert client.metadata(["gone"]).topics[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        gate.set()
+        assert _wait_for(lambda: not renamed.exists())
+    assert not any(p.name.startswith("gone-") for p in tmp_path.iterdir())
+
+
+def test_a_broker_stopping_waits_for_the_removal_of_deleted_logs(tmp_path, monkeypatch):
+    remove_dir = files.remove_dir
+
+    def slow(path):
+        time.sleep(0.3)
+        remove_dir(path)
+
+    monkeypatch.setattr(files, "remove_dir", slow)
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("gone", 2))
+        embedded.call(lambda: embedded.broker.delete_topic("gone"))
+    assert not any(p.name.startswith("gone-") for p in tmp_path.iterdir())
