@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
+from typing import Iterable
 
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
@@ -182,6 +183,15 @@ def read_to_end(fd: int) -> bytes:
     partition (checkpoints, a producer snapshot), and a Python file object costs several
     system calls more than the read itself."""
     return b"".join(iter(lambda: os.read(fd, 65536), b""))
+
+
+def unlink_paths(paths: Iterable[Path]) -> None:
+    """Remove these files, in order; those already gone are no error."""
+    for path in paths:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def remove_dir(dir: Path) -> None:

@@ -105,7 +105,8 @@ Deletion. Segments removed by truncation, retention, by moving the log start off
 by a compaction's swap are renamed
 `*.deleted` at once and their files removed `file.delete.delay.ms` later
 (`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
-file descriptor. The producer snapshot at a deleted segment's base offset goes with it,
+file descriptor. Removing a large file takes a while (a quarter of a second for 1 GiB on
+ext4), so a broker gives the removal to a thread (`file_remover`). The producer snapshot at a deleted segment's base offset goes with it,
 renamed `<offset>.snapshot.deleted` (Kafka's rule; a snapshot at no deleted segment's base
 stays until the next load removes it as a stray). A crash in between leaves `.deleted`
 files, which the next load removes.
@@ -231,7 +232,7 @@ class Log:
         "_active", "_roll_bounds", "_log_start_offset", "_log_end_offset",
         "_recovery_point", "_rng", "_last_now_ms", "_last_flush_ms", "_pending_deletes",
         "_closed", "_producer_state", "_pending_flush_offset", "_unsynced_snapshots",
-        "_truncations", "flush_listener", "_epoch_cache",
+        "_truncations", "flush_listener", "file_remover", "_epoch_cache",
     )
 
     def __init__(
@@ -275,6 +276,9 @@ class Log:
         # Called with the log when a roll leaves a flush pending; it must only schedule
         # the work (it runs inside the append that rolled).
         self.flush_listener: Callable[[Log], None] | None = None
+        # Given the files of deleted segments whose time has come (see "Deletion"); None
+        # removes them at once.
+        self.file_remover: Callable[[list[Path]], None] | None = None
         self._closed = False
         self.recovery_report = recovery_report
         if producer_state is None:
@@ -894,8 +898,7 @@ class Log:
             segment.change_suffix(files.DELETED_FILE_SUFFIX)
             snapshot = self._producer_state.mark_snapshot_for_deletion(segment.base_offset) if snapshots else None
             if delay_ms == 0:
-                segment.delete()
-                _unlink_if_present(snapshot)
+                self._remove_files(segment, snapshot)
             else:
                 self._pending_deletes.append((now_ms + delay_ms, segment, snapshot))
         self._segments_changed()
@@ -936,9 +939,18 @@ class Log:
         due = [(segment, snapshot) for deadline, segment, snapshot in self._pending_deletes if deadline <= now_ms]
         self._pending_deletes = [pending for pending in self._pending_deletes if pending[0] > now_ms]
         for segment, snapshot in due:
-            segment.delete()
-            _unlink_if_present(snapshot)
+            self._remove_files(segment, snapshot)
         return len(due)
+
+    def _remove_files(self, segment: LogSegment, snapshot: Path | None) -> None:
+        """Close a deleted segment and remove its files and its producer snapshot's, at once
+        or through `file_remover`."""
+        segment.close_handlers()
+        paths = segment.file_paths() + ([snapshot] if snapshot is not None else [])
+        if self.file_remover is None:
+            files.unlink_paths(paths)
+        else:
+            self.file_remover(paths)
 
     # -- flushing --
 

@@ -94,6 +94,7 @@ class LogManager:
         rng: random.Random,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         flush_listener: Callable[[Log], None] | None = None,
+        file_remover: Callable[[list[Path]], None] | None = None,
     ):
         """Use `LogManager.open`."""
         self.data_dir = Path(data_dir)
@@ -103,6 +104,7 @@ class LogManager:
         self._rng = rng
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.flush_listener = flush_listener
+        self.file_remover = file_remover
         self._logs: dict[TopicPartition, Log] = {}
         self._closed = False
         self._recovery_points = OffsetCheckpointFile(self.data_dir / files.RECOVERY_POINT_CHECKPOINT_FILE_NAME)
@@ -119,11 +121,13 @@ class LogManager:
         rng: random.Random | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         flush_listener: Callable[[Log], None] | None = None,
+        file_remover: Callable[[list[Path]], None] | None = None,
         is_stray: Callable[[TopicPartition, Path], str | None] | None = None,
     ) -> LogManager:
         """Open (creating if needed) a data directory and every partition log in it.
         `producer_id_expiration_ms` is the broker's `producer.id.expiration.ms`;
-        `flush_listener` becomes every log's (see "Flush policy" in storage/log.py);
+        `flush_listener` and `file_remover` become every log's (see "Flush policy" and
+        "Deletion" in storage/log.py);
         `is_stray` returns why a partition directory is a stray log, or None (see the
         module docstring)."""
         data_dir = Path(data_dir)
@@ -133,6 +137,7 @@ class LogManager:
             data_dir, default_config or LogConfig(), topic_configs,
             had_clean_shutdown=marker.exists(), rng=rng or random.Random(),
             producer_id_expiration_ms=producer_id_expiration_ms, flush_listener=flush_listener,
+            file_remover=file_remover,
         )
         recovery_points = manager._read_checkpoint(manager._recovery_points)
         log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
@@ -184,6 +189,7 @@ class LogManager:
                 producer_id_expiration_ms=self.producer_id_expiration_ms,
             )
             partition_log.flush_listener = flush_listener
+            partition_log.file_remover = self.file_remover
 
     def _move_stray_log(self, dir: Path, topic_partition: TopicPartition, reason: str) -> Path:
         stray = self.data_dir / files.log_stray_dir_name(*topic_partition)
@@ -267,6 +273,7 @@ class LogManager:
         if (topic, partition) in self._logs:
             raise ValueError(f"{topic}-{partition} has a log already")
         log.flush_listener = self.flush_listener
+        log.file_remover = self.file_remover
         self._logs[(topic, partition)] = log
 
     def delete_log(self, topic: str, partition: int, *,

@@ -840,12 +840,12 @@ class LogSegment:
     def delete(self) -> None:
         """Close and remove the segment's files (indexes first, the `.log` last)."""
         self.close_handlers()
-        for suffix in files.SEGMENT_FILE_SUFFIXES:
-            path = files.segment_file_path(self.dir, self.base_offset, suffix, self.extra_suffix)
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        files.unlink_paths(self.file_paths())
+
+    def file_paths(self) -> list[Path]:
+        """The segment's files under their current names, indexes first, the `.log` last."""
+        return [files.segment_file_path(self.dir, self.base_offset, suffix, self.extra_suffix)
+                for suffix in files.SEGMENT_FILE_SUFFIXES]
 
     def change_suffix(self, new_extra_suffix: str) -> None:
         """Rename the segment's files, e.g. from "" to ".deleted" or ".swap" to ""."""

@@ -282,3 +282,24 @@ def test_a_broker_stopping_waits_for_the_removal_of_deleted_logs(tmp_path, monke
         embedded.call(lambda: embedded.broker.create_topic("gone", 2))
         embedded.call(lambda: embedded.broker.delete_topic("gone"))
     assert not any(p.name.startswith("gone-") for p in tmp_path.iterdir())
+
+
+def test_expired_segment_files_are_removed_off_the_event_loop(tmp_path, monkeypatch):
+    threads: list[str] = []
+    unlink_paths = files.unlink_paths
+
+    def recording(paths):
+        threads.append(threading.current_thread().name)
+        unlink_paths(paths)
+
+    monkeypatch.setattr(files, "unlink_paths", recording)
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("rolled", 1, {"segment.bytes": "1024",
+                                                                         "file.delete.delay.ms": "0"}))
+        produce(embedded, "rolled", 30)
+        partition_log = embedded.call(lambda: embedded.broker.partition("rolled", 0).log)
+        base = embedded.call(lambda: partition_log.segments[2].base_offset)
+        embedded.call(lambda: partition_log.delete_segments_below(base))
+        assert _wait_for(lambda: len(threads) == 2)
+        assert "pylog-broker" not in threads
+        assert _wait_for(lambda: not any(p.name.endswith(".deleted") for p in (tmp_path / "rolled-0").iterdir()))
