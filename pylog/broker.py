@@ -151,7 +151,7 @@ class Broker:
         self._housekeeping: asyncio.Task | None = None
         self._retention: asyncio.Task | None = None
         self.log_flusher = LogFlusher()
-        self._removals: set = set()   # deleted logs' directories being removed (remove_soon)
+        self._removals: set = set()   # removals of deleted files under way on the pool (remove_soon, remove_files_soon)
         self.log_cleaner = LogCleaner(self)
         self.log_dir_failures = LogDirFailures(config.log_dirs[0])
         self.high_watermarks: HighWatermarkCheckpoint | None = None
@@ -526,7 +526,8 @@ class Broker:
         """The local partition `topic`-`index`, its log opened or created, and its
         `partition.metadata` written if it has none (OSError if that fails: the partition
         is then not hosted). The metadata publisher creates new logs off the event loop
-        first (pylog/metadata_publisher.py); this creates one only where it runs at once."""
+        first (pylog/metadata_publisher.py); a log is created here only by a publication
+        that runs all at once (`MetadataPublisher.publish`, at the broker's start)."""
         partition = self.partitions.get((topic, index))
         if partition is None:
             partition_log = self.log_manager.get_or_create_log(topic, index, now_ms=now_ms())

@@ -102,14 +102,14 @@ Compaction (storage/cleaner/) copies inactive segments into new ones elsewhere a
 swaps them in with `replace_segments`, the only part that touches the Log.
 
 Deletion. Segments removed by truncation, retention, by moving the log start offset or
-by a compaction's swap are renamed
-`*.deleted` at once and their files removed `file.delete.delay.ms` later
-(`delete_expired_files`), so that a FetchResult handed out just before keeps a valid
-file descriptor. Removing a large file takes a while (a quarter of a second for 1 GiB on
-ext4), so a broker gives the removal to a thread (`file_remover`). The producer snapshot at a deleted segment's base offset goes with it,
-renamed `<offset>.snapshot.deleted` (Kafka's rule; a snapshot at no deleted segment's base
-stays until the next load removes it as a stray). A crash in between leaves `.deleted`
-files, which the next load removes.
+by a compaction's swap are renamed `*.deleted` at once and their files removed
+`file.delete.delay.ms` later (`delete_expired_files`), so that a FetchResult handed out
+just before keeps a valid file descriptor. Removing a large file takes a while (a quarter
+of a second for 1 GiB on ext4), so a broker gives the removal to a thread
+(`file_remover`). The producer snapshot at a deleted segment's base offset goes with it,
+renamed `<offset>.snapshot.deleted` (Kafka's rule; a snapshot at no deleted segment's
+base stays until the next load removes it as a stray). A crash in between leaves
+`.deleted` files, which the next load removes.
 Several segments are renamed oldest first, so a crash in the middle of a deletion leaves
 a suffix of the segments; the next load's log start offset is at least the first one's
 base offset.
