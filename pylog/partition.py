@@ -172,9 +172,11 @@ class Partition:
 
     def _start_epoch(self, leader_epoch: int) -> None:
         """A new leader epoch starts at the LEO, recorded before any append so that
-        OffsetForLeaderEpoch knows it even while nothing has been written in it."""
+        OffsetForLeaderEpoch knows it even while nothing has been written in it; the
+        checkpoint file takes it with the epoch's first append (no fsync on the event loop
+        for each partition a restart or a leader change elects here)."""
         if leader_epoch > self.state.leader_epoch or not self.state.is_leader:
-            self.log.assign_epoch_start_offset(leader_epoch, self.log.log_end_offset)
+            self.log.assign_epoch_start_offset(leader_epoch, self.log.log_end_offset, write=False)
 
     def _sync_log_offsets(self) -> None:
         self.state.log_start_offset = self.log.log_start_offset

@@ -36,19 +36,26 @@ an empty file holds no entries. Entries read from the file go through the same r
 Crash behaviour: a write rewrites the whole file (`<name>.tmp`, fsync, rename over the
 file, fsync of the directory), so a crash leaves the old file or the new one; a torn
 `.tmp` is never read and is overwritten by the next write. Every change is written at
-once, with one exception: the truncations a log's load makes (`write=False`) stay in
-memory until the next `assign` (a new leader's epoch, or any append: the log assigns a
-batch's epoch before it writes the batch, and an assign writes a cut still unwritten even
-when it changes nothing), another change, or `write_if_unwritten()` (the log's flush and
-close). So no batch lands beyond an entry the load dropped while the file still holds
-it. Kafka writes the file synchronously on `assign` and defers the write after a
-truncation to a scheduler thread; either way the file never misses an entry the cache
-has, and can only be ahead of the log: an entry the load dropped, or an epoch assigned
-whose batches a crash then lost with the page cache. The next load drops those again,
-truncating the cache to the recovered log end offset and the checkpointed log start
-offset (storage/recovery.py), as Kafka's LogLoader does. Not writing at load saves a
-restart two fsyncs per partition whose latest epoch wrote nothing yet (a leader elected
-since the last append), the new leader's assign writing the file once.
+once, with two exceptions, which stay in memory until the next `assign` (any append: the
+log assigns a batch's epoch before it writes the batch, and an assign writes a change
+still unwritten even when it changes nothing), another change, or `write_if_unwritten()`
+(the log's flush and close):
+- the truncations a log's load makes (`write=False`): so no batch lands beyond an entry
+  the load dropped while the file still holds it;
+- a new leader's epoch (`assign(..., write=False)`, Partition.make_leader): so no batch of
+  that epoch is written before the file holds it.
+The file therefore never misses an entry under which a batch of the log was written; it
+may miss an epoch nothing was written in yet, which a crash then forgets, as if that
+leader had never been elected here: no replica holds a batch of it, and the controller
+elects at a higher epoch. Kafka writes the file synchronously on `assign` and defers the
+write after a truncation to a scheduler thread. The file can also be ahead of the log: an
+entry the load dropped, or an epoch assigned whose batches a crash then lost with the
+page cache. The next load drops those again, truncating the cache to the recovered log
+end offset and the checkpointed log start offset (storage/recovery.py), as Kafka's
+LogLoader does. Not writing at load or at a leader's election saves a restart two fsyncs
+per partition (its epoch rises as the controller elects it leader again; 1,000
+partitions: about a second of the event loop), the first append of the epoch writing the
+file once.
 
 Concurrency: not thread-safe; the partition's Log owns its cache and the broker
 serializes access to the Log.
@@ -174,11 +181,15 @@ class LeaderEpochCache:
 
     # -- changes (each rewrites the file when it changes anything, unless told not to) --
 
-    def assign(self, epoch: int, start_offset: int) -> bool:
+    def assign(self, epoch: int, start_offset: int, *, write: bool = True) -> bool:
         """Record that `epoch` begins at `start_offset` (a new leader before its first
-        append, every appended batch, recovery); True if the entries changed."""
+        append, every appended batch, recovery); True if the entries changed. With
+        `write=False` (a new leader's epoch) a change stays in memory until the next
+        write (see "Crash behaviour")."""
         changed = self._assign(epoch, start_offset)
-        if changed or self._unwritten:
+        if changed and not write:
+            self._unwritten = True
+        elif changed or self._unwritten:
             self._write()
         return changed
 

@@ -465,11 +465,13 @@ class Log:
         """The latest leader epoch that wrote (or is about to write) this log."""
         return self._epoch_cache.latest_epoch
 
-    def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> bool:
+    def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int, *, write: bool = True) -> bool:
         """Record that `leader_epoch` begins at `start_offset` (a new leader, at its log
-        end offset, before its first append: Kafka's Partition.makeLeader)."""
+        end offset, before its first append: Kafka's Partition.makeLeader). With
+        `write=False` the checkpoint file takes it with the epoch's first append, or the
+        next flush or close (storage/leader_epoch_cache.py, "Crash behaviour")."""
         self._check_open()
-        return self._epoch_cache.assign(leader_epoch, start_offset)
+        return self._epoch_cache.assign(leader_epoch, start_offset, write=write)
 
     def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
         """(epoch, end offset) for OffsetForLeaderEpoch: the largest epoch at or below

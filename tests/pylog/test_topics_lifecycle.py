@@ -303,3 +303,22 @@ def test_expired_segment_files_are_removed_off_the_event_loop(tmp_path, monkeypa
         assert _wait_for(lambda: len(threads) == 2)
         assert "pylog-broker" not in threads
         assert _wait_for(lambda: not any(p.name.endswith(".deleted") for p in (tmp_path / "rolled-0").iterdir()))
+
+
+def test_a_restart_writes_no_leader_epoch_checkpoint_until_the_first_append(tmp_path):
+    """The controller elects the restarted broker leader again at a higher epoch; the file
+    takes that epoch with the partition's first batch of it, not one fsync per partition
+    while the broker starts."""
+    with EmbeddedBroker(tmp_path) as embedded:
+        embedded.call(lambda: embedded.broker.create_topic("kept", 2))
+        first = embedded.call(lambda: embedded.broker.partition("kept", 0).leader_epoch)
+        assert (tmp_path / "kept-0" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{first} 0\n"
+        embedded.restart()
+        again = embedded.call(lambda: embedded.broker.partition("kept", 0).leader_epoch)
+        assert again > first
+        for i in (0, 1):
+            assert (tmp_path / f"kept-{i}" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{first} 0\n"
+        produce(embedded, "kept", 1)
+        assert (tmp_path / "kept-0" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{again} 0\n"
+        assert (tmp_path / "kept-1" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{first} 0\n"
+    assert (tmp_path / "kept-1" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{again} 0\n"   # at close

@@ -97,6 +97,35 @@ def test_a_new_leader_assigns_its_epoch_at_the_log_end_before_any_append(tmp_pat
     log.close()
 
 
+def test_a_new_leaders_epoch_unwritten_reaches_the_file_before_its_first_batch(tmp_path):
+    dir = tmp_path / "t-0"
+    log = leader_log(dir, epochs=(0, 0))
+    assert log.assign_epoch_start_offset(1, log.log_end_offset, write=False) is True
+    assert log.epoch_entries == [E(0, 0), E(1, 4)] and log.end_offset_for_epoch(1) == (1, 4)
+    assert checkpoint(dir) == b"0\n1\n0 0\n"   # in memory only
+    log.append(make_batch(2), now_ms=0, leader_epoch=1)
+    assert checkpoint(dir) == b"0\n2\n0 0\n1 4\n"   # written before the batch
+    log.close()
+
+
+def test_a_new_leaders_epoch_unwritten_is_written_at_close_and_lost_by_a_crash(tmp_path):
+    closed, crashed = tmp_path / "closed-0", tmp_path / "crashed-0"
+    for dir in (closed, crashed):
+        log = leader_log(dir, epochs=(0, 0))
+        log.assign_epoch_start_offset(3, log.log_end_offset, write=False)
+        if dir is closed:
+            log.close()
+        else:
+            log.close_handlers()   # a crash: no batch was written in epoch 3
+    assert checkpoint(closed) == b"0\n2\n0 0\n3 4\n"
+    assert checkpoint(crashed) == b"0\n1\n0 0\n"
+    again = Log.open(crashed, CONFIG, now_ms=0, recovery_point=0)
+    assert again.epoch_entries == [E(0, 0)] and again.end_offset_for_epoch(0) == (0, 4)
+    again.assign_epoch_start_offset(4, again.log_end_offset)   # the controller elects it again, higher
+    assert again.epoch_entries == [E(0, 0), E(4, 4)]
+    again.close()
+
+
 def test_end_offset_for_epoch_follows_kafkas_rules_on_the_log(tmp_path):
     log = leader_log(tmp_path / "t-0")  # [(0, 0), (2, 6), (5, 10)], log end 12
     answers = {-1: (-1, -1), 0: (0, 6), 1: (0, 6), 2: (2, 10), 3: (2, 10), 4: (2, 10), 5: (5, 12), 6: (-1, -1)}
