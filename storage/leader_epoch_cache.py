@@ -187,8 +187,8 @@ class LeaderEpochCache:
         `write=False` (a new leader's epoch) a change stays in memory until the next
         write (see "Crash behaviour")."""
         changed = self._assign(epoch, start_offset)
-        if changed and not write:
-            self._unwritten = True
+        if not write:
+            self._unwritten = self._unwritten or changed
         elif changed or self._unwritten:
             self._write()
         return changed

@@ -57,6 +57,16 @@ def test_a_new_partition_at_epoch_zero_writes_kafkas_bytes(tmp_path):
     assert not (tmp_path / "leader-epoch-checkpoint.tmp").exists()
 
 
+def test_an_assign_told_not_to_write_writes_nothing_and_the_next_write_takes_it(tmp_path):
+    cache = cache_with(tmp_path, (0, 0))
+    assert cache.assign(2, 10, write=False) is True
+    assert cache.unwritten and cache.entries == [E(0, 0), E(2, 10)] and reread(tmp_path) == [E(0, 0)]
+    assert cache.assign(2, 12, write=False) is False   # nothing new: still nothing written
+    assert cache.unwritten and reread(tmp_path) == [E(0, 0)]
+    assert cache.assign(2, 12) is False   # the epoch's first batch: the pending entry goes first
+    assert not cache.unwritten and file_text(tmp_path) == "0\n2\n0 0\n2 10\n"
+
+
 def test_entries_persist_between_instances(tmp_path):
     cache_with(tmp_path, (0, 0), (2, 1200), (5, 1500))
     assert file_text(tmp_path) == "0\n3\n0 0\n2 1200\n5 1500\n"
