@@ -35,16 +35,15 @@ new `__consumer_offsets` of 50, more on a busy disk), and the event loop serves 
 connection. So a partition whose log does not exist yet is left not acted on by the
 publication that finds it; its log is created on a thread of the loop's pool
 (`_create_logs`: `LogManager.create_log` and `partition.metadata` for each, then one fsync
-of the data directory; a new leader's log starts with its leader epoch at offset 0, the
-entry `Partition.make_leader` would write, so that it writes nothing on the loop; should
-the leadership have moved meanwhile, the entry is one that a deposed leader keeps in Kafka
-too), adopted by the log manager back on the loop, and the partition is acted on by the
-publication after that.
-Kafka does this work on its metadata publisher's thread, away from the threads that serve
+of the data directory; a new leader's log has its leader epoch at offset 0 written in its
+checkpoint, as Kafka's has once the partition is created, and `Partition.make_leader`
+finds the entry there; should the leadership have moved meanwhile, the entry is one that a
+deposed leader keeps in Kafka too), adopted by the log manager back on the loop, and the
+partition is acted on by the publication after that. Kafka does this work on its metadata publisher's thread, away from the threads that serve
 requests. Meanwhile requests for the partition are answered NOT_LEADER_OR_FOLLOWER (the
 metadata has it, this broker does not host it yet), as Kafka answers them before its
 publisher has run. A log created for a topic deleted (or recreated with another id)
-meanwhile is deleted once adopted. A creation that fails (an OSError) is recorded in
+meanwhile is deleted once adopted. A creation that fails (an OSError, mostly) is recorded in
 `Broker.log_dir_failures`, and tried again only by the broker's housekeeping
 (`publish_again`, every second), not by every publication.
 
