@@ -49,8 +49,8 @@ makes the directory's entry durable (one fsync for any number of new logs), and
 
 Concurrency: not thread-safe; the broker calls it from one place and serializes access
 to each Log per partition. The exception is `create_log` (with `sync_data_dir`), which
-only reads: the broker creates new logs on a thread of its pool and adopts them on its
-event loop.
+creates files but only reads the manager's state: the broker creates new logs on a thread
+of its pool and adopts them on its event loop.
 """
 
 from __future__ import annotations

@@ -236,7 +236,7 @@ def test_a_broker_stopped_while_logs_are_created_adopts_them_at_its_next_start(t
         time.sleep(0.2)
         creation.gate.set()
         stopped.result(20)
-        created.exception(20)   # answered, one way or another
+        created.exception(20)   # CreateTopics is answered (the topic or an error), not left hanging
     finally:
         embedded.stop()
     with EmbeddedBroker(tmp_path) as embedded:
