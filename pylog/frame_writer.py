@@ -211,23 +211,21 @@ class RestOfFrame:
         pieces = self.pieces
         while filled < size:
             piece = pieces[0]
-            if type(piece) is FileRange:
-                take = min(piece.size_bytes, size - filled)
-                end = filled + take
+            is_range = type(piece) is FileRange
+            length = piece.size_bytes if is_range else len(piece)
+            take = min(length, size - filled)
+            end = filled + take
+            if is_range:
                 if FileRange(piece.fd, piece.position, take).read_into(into[filled:end]) < take:
                     return None
-                if take < piece.size_bytes:
-                    pieces[0] = FileRange(piece.fd, piece.position + take, piece.size_bytes - take)
-                else:
-                    del pieces[0]
             else:
-                take = min(len(piece), size - filled)
-                end = filled + take
                 into[filled:end] = piece[:take]
-                if take < len(piece):
-                    pieces[0] = piece[take:]
-                else:
-                    del pieces[0]
+            if take == length:
+                del pieces[0]
+            elif is_range:
+                pieces[0] = FileRange(piece.fd, piece.position + take, length - take)
+            else:
+                pieces[0] = piece[take:]
             filled = end
         return buffer
 

@@ -98,10 +98,7 @@ class MetadataPublisher:
         """The combined node's listener, inside its controller's commit: act on everything
         `image` changed but the partitions whose logs are still to be created, which a task
         creates off the loop and then acts on."""
-        for _ in self._steps(image, defer=True):
-            pass
-        if self._to_create and self._creator is None and not self._closed:
-            self._creator = asyncio.get_running_loop().create_task(self._create_then_publish())
+        self._publish_deferring(image, retry=False)
 
     async def publish_async(self, image: MetadataImage) -> None:
         """The same, giving the event loop back after each partition, so that a batch
@@ -122,9 +119,13 @@ class MetadataPublisher:
         """Publish the image once more, for what the last publication left not acted on
         (logs that could not be created: tried again here); not in the middle of a
         `publish_async`."""
-        if self._publishing:
-            return
-        for _ in self._steps(image, defer=True, retry=True):
+        if not self._publishing:
+            self._publish_deferring(image, retry=True)
+
+    def _publish_deferring(self, image: MetadataImage, *, retry: bool) -> None:
+        """Act on `image` at once but for the logs still to create; start the task that
+        creates them, unless one runs (it takes them too)."""
+        for _ in self._steps(image, defer=True, retry=retry):
             pass
         if self._to_create and self._creator is None and not self._closed:
             self._creator = asyncio.get_running_loop().create_task(self._create_then_publish())

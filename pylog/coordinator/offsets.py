@@ -371,11 +371,11 @@ class OffsetStore:
 
     async def ensure_topic(self) -> None:
         """Create `__consumer_offsets` if it does not exist yet, through the controller,
-        with `offsets.topic.replication.factor` capped at the brokers registered."""
-        if OFFSETS_TOPIC not in self.broker.metadata.topics:
-            await self.broker.create_internal_topic(OFFSETS_TOPIC, self.num_partitions_config,
-                                                    self.broker.config.offsets_topic_replication_factor,
-                                                    self.topic_configs())
+        with `offsets.topic.replication.factor` capped at the brokers registered; return
+        once this broker hosts its partitions (another request may be creating them)."""
+        await self.broker.create_internal_topic(OFFSETS_TOPIC, self.num_partitions_config,
+                                                self.broker.config.offsets_topic_replication_factor,
+                                                self.topic_configs())
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> Written | None:
         """One batch with `records` on the group's partition (BrokerError on failure); where

@@ -508,7 +508,7 @@ def test_static_member_restart_gets_its_partitions_back_without_a_rebalance(grou
                                       group_instance_id="instance-b", session_timeout_ms=session_ms,
                                       auto_offset_reset="earliest")
         restarted.start()
-        wait_until(lambda: restarted.assignment == b_partitions and restarted.ready, 15,
+        wait_until(lambda: restarted.assignment == b_partitions and restarted.ready and restarted.member_id, 15,
                    "the restarted static member owning its old partitions")
 
         assert generation_of(group_broker, "static") == generation

@@ -13,6 +13,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from protocol.error_codes import ErrorCode
+from protocol.messages import FindCoordinatorRequest
 from protocol.records import build_batch
 from pylog.metadata import read_partition_metadata, write_partition_metadata
 from pylog.testing import EmbeddedBroker
@@ -183,6 +184,29 @@ def test_other_requests_are_answered_while_a_new_topics_logs_are_created(tmp_pat
             creation.gate.set()
             assert created.result(20).num_partitions == 3
             assert client.produce("wide", 0, batch, acks=1).error_code == ErrorCode.NONE
+
+
+def test_a_second_group_lookup_while_the_offsets_topic_is_created_waits_for_it_too(tmp_path, monkeypatch):
+    """The first FindCoordinator creates __consumer_offsets; one from another client that
+    finds the topic already in the metadata is answered once the partitions are hosted too,
+    not sent ahead to a coordinator that would answer NOT_COORDINATOR."""
+    creation = GatedCreation(monkeypatch, "__consumer_offsets")
+
+    def find_coordinator(group: str):
+        with WireClient(embedded.bootstrap_servers) as client:
+            return client.request(10, 1, FindCoordinatorRequest(key=group, key_type=0))
+
+    with EmbeddedBroker(tmp_path) as embedded:
+        first = in_background(lambda: find_coordinator("g1"))
+        assert creation.entered.wait(20)
+        assert _wait_for(lambda: embedded.call(lambda: "__consumer_offsets" in embedded.broker.metadata.topics))
+        second = in_background(lambda: find_coordinator("g2"))
+        time.sleep(0.3)
+        assert not second.done() and not first.done()
+        creation.gate.set()
+        assert first.result(20).error_code == second.result(20).error_code == ErrorCode.NONE
+        hosted = embedded.call(lambda: sum(1 for topic, _ in embedded.broker.partitions if topic == "__consumer_offsets"))
+        assert hosted == 5   # the test brokers' offsets.topic.num.partitions
 
 
 def test_a_new_partitions_files_are_written_and_fsynced_off_the_event_loop(tmp_path, monkeypatch):
