@@ -31,6 +31,7 @@ sliced or allocated, so a hostile length costs nothing. Truncated input raises
 
 from __future__ import annotations
 
+import functools
 import struct
 import uuid as _uuid
 
@@ -205,7 +206,15 @@ def read_array_count(buf, pos: int, compact: bool, nullable: bool) -> tuple[int,
 
 def read_uuid(buf, pos: int) -> tuple[_uuid.UUID, int]:
     end = check_length(buf, pos, 16)
-    return _uuid.UUID(bytes=bytes(buf[pos:end])), end
+    return _uuid_of(bytes(buf[pos:end])), end
+
+
+@functools.lru_cache(maxsize=1024)
+def _uuid_of(raw: bytes) -> _uuid.UUID:
+    """The UUID of 16 raw bytes. Kept for the ids read most (a topic's id comes back in every
+    record about its partitions, every request naming it): building a UUID is Python code,
+    several times the cost of the lookup; UUIDs are immutable, so sharing one is safe."""
+    return _uuid.UUID(bytes=raw)
 
 
 def _unpack(st: struct.Struct, buf, pos: int):

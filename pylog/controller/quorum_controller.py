@@ -94,15 +94,12 @@ class QuorumController:
         `endpoints` (listener name, host, port, security protocol id)."""
         started_ms = now_ms()
         self.metadata_log = MetadataLog.open(partition_dir(self.metadata_dir), now_ms=started_ms)
+        self.heartbeats = BrokerHeartbeats(self.config.broker_session_timeout_ms)
         start = bootstrap.start_controller(self.metadata_log, node_id=self.node_id, voters=[self.node_id],
                                            log_dir=self.metadata_dir, now_ms=started_ms,
-                                           min_insync_replicas=self.config.min_insync_replicas)
+                                           min_insync_replicas=self.config.min_insync_replicas,
+                                           on_record=self.heartbeats.replay)
         self.image = start.image
-        self.heartbeats = BrokerHeartbeats(self.config.broker_session_timeout_ms)
-        for _, entries in self.metadata_log.batches():
-            for entry in entries:
-                if entry.control_type is None:
-                    self.heartbeats.replay(entry.record, entry.offset)
         self.heartbeats.activate(self.image, started_ms)
         if "broker" in self.config.process_roles:
             # This process's own broker is starting with it: whatever registration it had
