@@ -14,7 +14,10 @@ starts, the response's bytes received whole, not decoded):
 - pylog only: the restart, spawn to the first ApiVersions answer on the same data
   directory, after a clean stop (SIGTERM) and after kill -9 (recovery from the checkpoints).
   Kafka's launcher here formats a fresh directory for every start, so its restart is not
-  timed.
+  timed. At 1,000 partitions, 20 more clean restarts follow: what each restart adds to the
+  next one (the metadata log grows by two records per partition each time, and pylog,
+  writing no metadata snapshots, replays all of it), as the first and last start and the
+  slope of a line fitted through all of them.
 
 Apache Kafka is the version of tests/compat/versions.properties with its own JVM flags
 (bench/peers.py); a row whose broker could not be set up says why. Brokers run one at a
@@ -47,6 +50,7 @@ METADATA_REPS, FETCH_REPS = (5, 3) if QUICK else (20, 10)
 GOAL_METADATA_MS, GOAL_AT = 20.0, 1_000
 KAFKA_SETUP_LIMIT_S = 180.0
 TOPIC_PARTITIONS_MAX = 1_000
+HISTORY_AT, HISTORY_RESTARTS = 1_000, (3 if QUICK else 20)
 
 
 class Connection:
@@ -176,6 +180,8 @@ def _measure(name: str, partitions: int, cpus) -> str:
             crash_ms = crashed.spawn["ApiVersions answered"]
             crashed.close()
             restart = f"; restart {clean_ms:.0f} ms clean, {crash_ms:.0f} ms after kill -9"
+            if partitions == HISTORY_AT:
+                restart += _history(data_dir, cpus)
     finally:
         if data_dir is not None:
             shutil.rmtree(data_dir, ignore_errors=True)
@@ -186,6 +192,22 @@ def _measure(name: str, partitions: int, cpus) -> str:
     return (f"{name}: Metadata {t['metadata_ms']:.1f} ms ({t['metadata_bytes']:,} B, "
             f"{t['metadata_partitions']:,} partitions listed){goal}, "
             f"Fetch {t['fetch_ms']:.1f} ms ({t['fetch_bytes']:,} B){restart}")
+
+
+def _history(data_dir: str, cpus) -> str:
+    """Clean restarts one after another on the same directory: each appends two records per
+    partition to the metadata log (leader none at the controlled shutdown, this broker again
+    at its unfencing, as Kafka's controller writes them), which the next start replays."""
+    starts_ms = []
+    for _ in range(HISTORY_RESTARTS):
+        handle = _pylog_start(data_dir, cpus)
+        starts_ms.append(handle.spawn["ApiVersions answered"])
+        handle.close()
+    metadata_dir = os.path.join(data_dir, "__cluster_metadata-0")
+    log_bytes = sum(entry.stat().st_size for entry in os.scandir(metadata_dir) if entry.name.endswith(".log"))
+    slope, _ = statistics.linear_regression(range(len(starts_ms)), starts_ms)
+    return (f"; {HISTORY_RESTARTS} more clean restarts: the first {starts_ms[0]:.0f} ms, the last "
+            f"{starts_ms[-1]:.0f} ms, {slope:+.1f} ms per restart (metadata log now {log_bytes / 1e6:.1f} MB)")
 
 
 def _descriptors(pid: int | None) -> str:
