@@ -38,24 +38,24 @@ file, fsync of the directory), so a crash leaves the old file or the new one; a 
 `.tmp` is never read and is overwritten by the next write. Every change is written at
 once, with two exceptions, which stay in memory until the next `assign` (any append: the
 log assigns a batch's epoch before it writes the batch, and an assign writes a change
-still unwritten even when it changes nothing), another change, or `write_if_unwritten()`
-(the log's flush and close):
+still unwritten even when it changes nothing) or another change that is written:
 - the truncations a log's load makes (`write=False`): so no batch lands beyond an entry
   the load dropped while the file still holds it;
 - a new leader's epoch (`assign(..., write=False)`, Partition.make_leader): so no batch of
   that epoch is written before the file holds it.
-The file therefore never misses an entry under which a batch of the log was written; it
-may miss an epoch nothing was written in yet, which a crash then forgets, as if that
-leader had never been elected here: no replica holds a batch of it, and the controller
-elects at a higher epoch. Kafka writes the file synchronously on `assign` and defers the
-write after a truncation to a scheduler thread. The file can also be ahead of the log: an
-entry the load dropped, or an epoch assigned whose batches a crash then lost with the
-page cache. The next load drops those again, truncating the cache to the recovered log
-end offset and the checkpointed log start offset (storage/recovery.py), as Kafka's
-LogLoader does. Not writing at load or at a leader's election saves a restart two fsyncs
-per partition (its epoch rises as the controller elects it leader again; 1,000
-partitions: about a second of the event loop), the first append of the epoch writing the
-file once.
+The log's flush and close do not write them either: nothing depends on them being on disk.
+The file never misses an entry under which a batch of the log was written; it may miss an
+epoch nothing was written in, which a crash or a stop then forgets, as if that leader had
+never been elected here: no replica holds a batch of it, and the controller elects at a
+higher epoch. Kafka writes the file synchronously on `assign` and defers the write after
+a truncation to a scheduler thread. The file can also be ahead of the log: an entry the
+load dropped, or an epoch assigned whose batches a crash then lost with the page cache.
+Every load, after a clean stop too, drops those again, truncating the cache to the
+recovered log end offset and the checkpointed log start offset (storage/recovery.py), as
+Kafka's LogLoader does. Not writing at load, at a leader's election or at close saves a
+restart, and the stop after it, two fsyncs per partition (its epoch rises as the
+controller elects it leader again; 1,000 partitions: about half a second each), the first
+append of the epoch writing the file once.
 
 Concurrency: not thread-safe; the partition's Log owns its cache and the broker
 serializes access to the Log.
@@ -127,11 +127,6 @@ class LeaderEpochCache:
     def unwritten(self) -> bool:
         """Whether a truncation made with `write=False` is not written yet."""
         return self._unwritten
-
-    def write_if_unwritten(self) -> None:
-        """Write the entries if a truncation made with `write=False` has not been written."""
-        if self._unwritten:
-            self._write()
 
     # -- reading --
 

@@ -1035,7 +1035,6 @@ class Log:
         if new_files:
             fsync_dir(self.dir)
         self._recovery_point = max(self._recovery_point, offset)
-        self._epoch_cache.write_if_unwritten()
 
     def maybe_flush(self, now_ms: int) -> bool:
         """fsync if `flush.ms` has passed since the last flush and there is unflushed data."""

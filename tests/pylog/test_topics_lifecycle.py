@@ -332,7 +332,7 @@ def test_expired_segment_files_are_removed_off_the_event_loop(tmp_path, monkeypa
 def test_a_restart_writes_no_leader_epoch_checkpoint_until_the_first_append(tmp_path):
     """The controller elects the restarted broker leader again at a higher epoch; the file
     takes that epoch with the partition's first batch of it, not one fsync per partition
-    while the broker starts."""
+    while the broker starts, nor while it stops."""
     with EmbeddedBroker(tmp_path) as embedded:
         embedded.call(lambda: embedded.broker.create_topic("kept", 2))
         first = embedded.call(lambda: embedded.broker.partition("kept", 0).leader_epoch)
@@ -345,4 +345,9 @@ def test_a_restart_writes_no_leader_epoch_checkpoint_until_the_first_append(tmp_
         produce(embedded, "kept", 1)
         assert (tmp_path / "kept-0" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{again} 0\n"
         assert (tmp_path / "kept-1" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{first} 0\n"
-    assert (tmp_path / "kept-1" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{again} 0\n"   # at close
+    # the stop does not write the epoch kept-1 wrote nothing in
+    assert (tmp_path / "kept-1" / "leader-epoch-checkpoint").read_text() == f"0\n1\n{first} 0\n"
+    with EmbeddedBroker(tmp_path) as embedded:   # and the next start elects it higher still
+        latest = embedded.call(lambda: embedded.broker.partition("kept", 1).leader_epoch)
+        assert latest > again
+        assert embedded.call(lambda: embedded.broker.partition("kept", 1).log.epoch_entries) == [(latest, 0)]
