@@ -630,11 +630,13 @@ def start_mock(broker_cpus: set[int] | None = None, timeout: float = 10.0) -> Br
 
 
 def start_pylog_serve(broker_cpus: set[int] | None = None, timeout: float = 15.0,
-                      extra_args: list[str] | None = None, data_dir: str | None = None) -> BrokerHandle:
+                      extra_args: list[str] | None = None, data_dir: str | None = None,
+                      stop_grace_s: float = 5.0) -> BrokerHandle:
     """`python -m pylog serve --port 0 --data-dir TMP`, ready when it prints
     `pylog ready on HOST:PORT in N ms`; then also timed to the port accepting and an
     ApiVersions round trip. `data_dir`: a data directory of the caller's (a restart), kept
-    when the broker stops; by default a fresh temporary one, removed."""
+    when the broker stops; by default a fresh temporary one, removed. Closing the handle
+    sends SIGTERM and waits `stop_grace_s` for the broker's own stop before a SIGKILL."""
     tmp = tempfile.mkdtemp(prefix="bench-pylog-")
     data_dir = data_dir or os.path.join(tmp, "data")
     log_path = os.path.join(tmp, "stderr.log")
@@ -655,7 +657,7 @@ def start_pylog_serve(broker_cpus: set[int] | None = None, timeout: float = 15.0
 
     def closer() -> None:
         try:
-            _stop_process(proc)
+            _stop_process(proc, stop_grace_s)
         finally:
             forget(proc.pid)
             log_file.close()
