@@ -468,8 +468,9 @@ class Log:
     def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int, *, write: bool = True) -> bool:
         """Record that `leader_epoch` begins at `start_offset` (a new leader, at its log
         end offset, before its first append: Kafka's Partition.makeLeader). With
-        `write=False` the checkpoint file takes it with the epoch's first append, or the
-        next flush or close (storage/leader_epoch_cache.py, "Crash behaviour")."""
+        `write=False` the checkpoint file takes it with the epoch's first append, and a
+        stop or a crash before that forgets it (storage/leader_epoch_cache.py, "Crash
+        behaviour")."""
         self._check_open()
         return self._epoch_cache.assign(leader_epoch, start_offset, write=write)
 

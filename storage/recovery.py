@@ -208,8 +208,9 @@ def load_log(
         # The file may be ahead of the log (epochs assigned, then their batches lost in
         # the crash) or behind its start (a log start move not written): clamp it, with
         # the checkpointed log start offset, as Kafka's LogLoader does. In memory only,
-        # as Kafka defers these writes: the log's next change or flush writes the file,
-        # and a crash before that leaves entries the next load drops again.
+        # as Kafka defers these writes: the log's next change written (an append) writes
+        # the file, and a stop or a crash before that leaves entries the next load drops
+        # again.
         epoch_cache.truncate_from_end(log_end_offset, write=False)
         epoch_cache.truncate_from_start(log_start_offset, write=False)
     log_start_offset = max(log_start_offset, segments.peekitem(0)[0])
