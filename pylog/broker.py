@@ -359,7 +359,8 @@ class Broker:
         if self.log_manager is not None:
             if self.high_watermarks is not None:
                 self.high_watermarks.write(self.partitions.values())
-            self.log_manager.close(broker_epoch=self.metadata.broker_epoch)
+            self.log_manager.close(broker_epoch=self.metadata.broker_epoch,
+                                   threads=self.config.get("num.recovery.threads.per.data.dir"))
             self.log_manager = None
         if self.controller_channel is not None:
             await self.controller_channel.close()

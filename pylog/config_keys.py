@@ -198,7 +198,8 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("log.flush.start.offset.checkpoint.interval.ms", _I, 60000,
               "How often log start offsets are checkpointed.", at_least(0), **_NOT_YET),
     ConfigKey("num.recovery.threads.per.data.dir", _I, 2,
-              "Threads per data directory for recovery.", at_least(1), **_NOT_YET),
+              "Threads that flush and close the logs at a clean stop (pylog loads them on one "
+              "thread).", at_least(1)),
     # -- retention and cleaning --
     ConfigKey("log.retention.ms", _L, None,
               "Age after which a segment is deleted (-1: never); wins over minutes and hours."),

@@ -18,7 +18,8 @@ refused as static ones (README). Of the accepted names:
   `log.cleaner.threads` (the cleaner restarts with the new count, as Kafka's does),
   `log.cleaner.backoff.ms` and `log.cleaner.dedupe.buffer.size`; the per-address connection
   limits `max.connections.per.ip` and `max.connections.per.ip.overrides`, for the
-  connections accepted next (pylog/connection_quotas.py);
+  connections accepted next (pylog/connection_quotas.py); `num.recovery.threads.per.data.dir`,
+  read as the broker stops;
 - the others (thread pools, connection quotas, SASL and SSL settings, remote storage...),
   which pylog does not act on: stored, validated and reported like the rest.
 Kafka's "per-broker" names may only be set on a node id, and the SSL key and trust store
@@ -56,7 +57,7 @@ BROKER_RESOURCE = 4
 DYNAMIC_CONFIGS: frozenset[str] = frozenset(
     {synonyms[0][0] for synonyms in TOPIC_CONFIG_SYNONYMS.values() if synonyms[0][0] in CONFIG_KEYS}
     | {"log.cleaner.threads", "log.cleaner.backoff.ms", "log.cleaner.dedupe.buffer.size",
-       "max.connections.per.ip", "max.connections.per.ip.overrides"})
+       "max.connections.per.ip", "max.connections.per.ip.overrides", "num.recovery.threads.per.data.dir"})
 
 READ_AT_START: frozenset[str] = frozenset(
     name for name in KAFKA_DYNAMIC_MODES if CONFIG_KEYS[name].acted_on and name not in DYNAMIC_CONFIGS)

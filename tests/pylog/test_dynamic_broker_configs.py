@@ -311,3 +311,16 @@ def test_refused_resources_carry_kafkas_messages(raw):
     assert [(r.error_code, r.error_message) for r in raw.request(32, 4, request).results] == [
         (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ""),
         (ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected 1 or empty string, but received 2")]
+
+
+def test_num_recovery_threads_per_data_dir_is_read_as_the_broker_stops(raw, embedded, monkeypatch):
+    from tests.pylog.test_topics_lifecycle import closing_threads
+    raw.request(19, 4, CreateTopicsRequest(timeout_ms=10_000, validate_only=False, topics=[
+        CreateTopicsRequest.CreatableTopic(name="closing", num_partitions=4, replication_factor=1,
+                                           assignments=[], configs=[])]))
+    assert alter(raw, "", ("num.recovery.threads.per.data.dir", SET, "1")) == (0, None)   # from 2
+    assert embedded.broker.config.get("num.recovery.threads.per.data.dir") == 1
+    closed_on = closing_threads(monkeypatch)
+    embedded.stop()
+    closing = [thread for name, thread in closed_on.items() if name.startswith("closing-")]
+    assert len(closing) == 4 and not any(thread.startswith("log-close") for thread in closing)

@@ -351,3 +351,35 @@ def test_a_restart_writes_no_leader_epoch_checkpoint_until_the_first_append(tmp_
         latest = embedded.call(lambda: embedded.broker.partition("kept", 1).leader_epoch)
         assert latest > again
         assert embedded.call(lambda: embedded.broker.partition("kept", 1).log.epoch_entries) == [(latest, 0)]
+
+
+def closing_threads(monkeypatch) -> dict[str, str]:
+    """The name of the thread each log's close runs on, by partition directory."""
+    from storage.log import Log
+    closed_on: dict[str, str] = {}
+    real_close = Log.close
+
+    def close(log):
+        closed_on[log.dir.name] = threading.current_thread().name
+        real_close(log)
+
+    monkeypatch.setattr(Log, "close", close)
+    return closed_on
+
+
+def test_a_clean_stop_closes_the_logs_on_num_recovery_threads_per_data_dir_threads(tmp_path, monkeypatch):
+    with EmbeddedBroker(tmp_path) as embedded:   # the default: 2 threads
+        embedded.call(lambda: embedded.broker.create_topic("many", 8))
+        for partition in range(8):
+            with WireClient(embedded.bootstrap_servers) as client:
+                batch = build_batch([(b"k", b"v%d" % partition)], timestamp_ms=1_700_000_000_000)
+                assert client.produce("many", partition, batch, acks=1).error_code == 0
+        closed_on = closing_threads(monkeypatch)
+    many = {name: thread for name, thread in closed_on.items() if name.startswith("many-")}
+    assert len(many) == 8 and all(thread.startswith("log-close") for thread in many.values())
+    assert len(set(many.values())) <= 2
+    # a clean stop all the same: the marker was written, and every record is there
+    with EmbeddedBroker(tmp_path) as embedded:
+        assert embedded.call(lambda: embedded.broker.log_manager.had_clean_shutdown)
+        assert [embedded.call(lambda p=p: embedded.broker.partition("many", p).log.log_end_offset)
+                for p in range(8)] == [1] * 8
