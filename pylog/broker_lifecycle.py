@@ -12,7 +12,11 @@ Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_ch
             the metadata to arrive, not for the next interval
     stop  ──BrokerHeartbeat(want_shut_down)──> in controlled shutdown: the controller
             moves every leadership it holds to another in-sync replica
-          <──should_shut_down── nothing left to move: the broker stops
+          ──BrokerHeartbeat, 50 ms after the first answer that says "not yet" (Kafka's
+            BrokerLifecycleManager sends it that much sooner than an interval, since a
+            controlled shutdown often completes as fast), then every interval
+          <──should_shut_down── nothing left to move, and every broker has read that far
+            in the metadata: the broker stops
 
 A registration refused (DUPLICATE_BROKER_REGISTRATION: the node id is alive elsewhere, or
 its previous session has not expired yet) or a controller out of reach is retried every
@@ -55,6 +59,7 @@ SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
 )
 INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
 STARTING_HEARTBEAT_INTERVAL_MS = 10   # until the controller first answers caught up
+PENDING_SHUTDOWN_RETRY_MS = 50   # the heartbeat after the first "not yet" of a controlled shutdown
 
 
 class RegistrationFailed(RuntimeError):
@@ -151,9 +156,12 @@ class BrokerLifecycle:
         async def approved() -> None:
             try:
                 await self.heartbeat()
+                if not self.shut_down_allowed.is_set():
+                    await asyncio.sleep(PENDING_SHUTDOWN_RETRY_MS / 1000)
+                    await self.heartbeat()
             except NodeUnavailable:
                 pass
-            await self.shut_down_allowed.wait()
+            await self.shut_down_allowed.wait()   # else a heartbeat of the loop brings it
 
         try:
             async with asyncio.timeout(timeout_ms / 1000):
