@@ -17,6 +17,7 @@ from protocol.messages import (
     IncrementalAlterConfigsRequest,
 )
 from pylog.testing import EmbeddedBroker
+from tests.pylog.log_close_spy import closing_threads
 from tests.pylog.wire import RawClient
 
 TOPIC, BROKER = 2, 4
@@ -314,7 +315,6 @@ def test_refused_resources_carry_kafkas_messages(raw):
 
 
 def test_num_recovery_threads_per_data_dir_is_read_as_the_broker_stops(raw, embedded, monkeypatch):
-    from tests.pylog.test_topics_lifecycle import closing_threads
     raw.request(19, 4, CreateTopicsRequest(timeout_ms=10_000, validate_only=False, topics=[
         CreateTopicsRequest.CreatableTopic(name="closing", num_partitions=4, replication_factor=1,
                                            assignments=[], configs=[])]))

@@ -20,6 +20,7 @@ from pylog.testing import EmbeddedBroker
 from storage import files
 from storage.manager import LogManager
 from tests.integration.support import WireClient
+from tests.pylog.log_close_spy import closing_threads
 
 
 def test_topics_and_ids_survive_a_restart(tmp_path):
@@ -351,20 +352,6 @@ def test_a_restart_writes_no_leader_epoch_checkpoint_until_the_first_append(tmp_
         latest = embedded.call(lambda: embedded.broker.partition("kept", 1).leader_epoch)
         assert latest > again
         assert embedded.call(lambda: embedded.broker.partition("kept", 1).log.epoch_entries) == [(latest, 0)]
-
-
-def closing_threads(monkeypatch) -> dict[str, str]:
-    """The name of the thread each log's close runs on, by partition directory."""
-    from storage.log import Log
-    closed_on: dict[str, str] = {}
-    real_close = Log.close
-
-    def close(log):
-        closed_on[log.dir.name] = threading.current_thread().name
-        real_close(log)
-
-    monkeypatch.setattr(Log, "close", close)
-    return closed_on
 
 
 def test_a_clean_stop_closes_the_logs_on_num_recovery_threads_per_data_dir_threads(tmp_path, monkeypatch):
