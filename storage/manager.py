@@ -31,9 +31,11 @@ hosts -- its topic is unknown, its `partition.metadata` names another topic id o
 opened, not deleted; one WARNING line says so. Directories already named `-stray` are
 left as they are (one WARNING line each, as Kafka's "Loaded stray log").
 
-Shutdown (`close`): fsync and close every log, write both checkpoints (recovery point =
-log end offset), and write the clean-shutdown marker last, fsynced. A crash anywhere
-before the marker is durable means the next start recovers.
+Shutdown (`close`): fsync and close every log, several at a time on threads of its own
+(the broker passes `num.recovery.threads.per.data.dir`, as Kafka's LogManager.shutdown
+uses it), write both checkpoints (recovery point = log end offset), and write the
+clean-shutdown marker last, fsynced. A crash anywhere before the marker is durable means
+the next start recovers.
 
 Rolls leave the fsync of the segments they close pending: each Log tells
 `flush_listener` (the broker runs the work on a thread; see "Flush policy" in
@@ -50,7 +52,8 @@ makes the directory's entry durable (one fsync for any number of new logs), and
 Concurrency: not thread-safe; the broker calls it from one place and serializes access
 to each Log per partition. The exception is `create_log` (with `sync_data_dir`), which
 creates files but only reads the manager's state: the broker creates new logs on a thread
-of its pool and adopts them on its event loop.
+of its pool and adopts them on its event loop. `close` spreads the logs over its threads,
+one thread per log, and returns once every log is closed.
 """
 
 from __future__ import annotations
