@@ -125,7 +125,8 @@ class LeaderEpochCache:
 
     @property
     def unwritten(self) -> bool:
-        """Whether a truncation made with `write=False` is not written yet."""
+        """Whether a change made with `write=False` (a load's truncation, a new leader's
+        epoch) is not written yet."""
         return self._unwritten
 
     # -- reading --

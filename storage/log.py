@@ -945,12 +945,12 @@ class Log:
             self._remove_files(segment, snapshot)
         return len(due)
 
-    def _remove_files(self, segment: LogSegment, snapshot: Path | None) -> None:
-        """Close a deleted segment and remove its files and its producer snapshot's, at once
-        or through `file_remover`."""
+    def _remove_files(self, segment: LogSegment, snapshot: Path | None, *, at_once: bool = False) -> None:
+        """Close a deleted segment and remove its files and its producer snapshot's, through
+        `file_remover` if there is one, else (or `at_once`: the log is closing) here."""
         segment.close_handlers()
         paths = segment.file_paths() + ([snapshot] if snapshot is not None else [])
-        if self.file_remover is None:
+        if at_once or self.file_remover is None:
             files.unlink_paths(paths)
         else:
             self.file_remover(paths)
@@ -1065,8 +1065,7 @@ class Log:
             # the clean-shutdown marker is written.
             segment.close(sync=segment is active)
         for _, segment, snapshot in self._pending_deletes:
-            segment.delete()
-            _unlink_if_present(snapshot)
+            self._remove_files(segment, snapshot, at_once=True)
         self._pending_deletes = []
         self._closed = True
 
@@ -1117,8 +1116,3 @@ def _open_epoch_cache(dir: Path) -> tuple[LeaderEpochCache, bool]:
         logger.warning("%s: %s; rebuilding the leader-epoch cache from the log's batches", dir.name, exc)
         (dir / files.LEADER_EPOCH_CHECKPOINT_FILE_NAME).unlink()
         return LeaderEpochCache(dir), True
-
-
-def _unlink_if_present(path: Path | None) -> None:
-    if path is not None:
-        path.unlink(missing_ok=True)

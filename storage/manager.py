@@ -146,7 +146,7 @@ class LogManager:
         recovery_points = manager._read_checkpoint(manager._recovery_points)
         log_start_offsets = manager._read_checkpoint(manager._log_start_offsets)
         with _cyclic_gc_paused():
-            manager._open_logs(now_ms, recovery_points, log_start_offsets, flush_listener, is_stray)
+            manager._open_logs(now_ms, recovery_points, log_start_offsets, is_stray)
         if marker.exists():
             marker.unlink()
             fsync_dir(data_dir)
@@ -154,7 +154,7 @@ class LogManager:
 
     def _open_logs(
         self, now_ms: int, recovery_points: Mapping[TopicPartition, int],
-        log_start_offsets: Mapping[TopicPartition, int], flush_listener: Callable[[Log], None] | None,
+        log_start_offsets: Mapping[TopicPartition, int],
         is_stray: Callable[[TopicPartition, Path], str | None] | None,
     ) -> None:
         """Open every partition directory of the data directory (see the module docstring)."""
@@ -182,7 +182,7 @@ class LogManager:
             if reason is not None:
                 self._move_stray_log(Path(entry.path), topic_partition, reason)
                 continue
-            self._logs[topic_partition] = partition_log = Log.open(
+            self.adopt_log(*topic_partition, Log.open(
                 Path(entry.path),
                 self.config_for(topic_partition[0]),
                 now_ms=now_ms,
@@ -191,9 +191,7 @@ class LogManager:
                 had_clean_shutdown=self.had_clean_shutdown,
                 rng=self._rng,
                 producer_id_expiration_ms=self.producer_id_expiration_ms,
-            )
-            partition_log.flush_listener = flush_listener
-            partition_log.file_remover = self.file_remover
+            ))
 
     def _move_stray_log(self, dir: Path, topic_partition: TopicPartition, reason: str) -> Path:
         stray = self.data_dir / files.log_stray_dir_name(*topic_partition)

@@ -353,15 +353,21 @@ def test_delete_segments_below_defers_file_removal(tmp_path):
     log.close()
 
 
-def test_a_file_remover_gets_the_expired_files_to_remove_instead(tmp_path):
-    """What a broker hands to a thread: each segment's files under their .deleted names,
-    indexes first and the .log last, closed, and the producer snapshot at its base."""
+def log_with_a_file_remover(tmp_path) -> tuple[Log, Clock, list[list]]:
+    """A log of several segments whose `file_remover` records what it is handed."""
     clock = Clock()
     log = open_log(tmp_path, small_config(file_delete_delay_ms=60_000), clock=clock)
     handed: list[list] = []
     log.file_remover = handed.append
     for i in range(300):
         log.append(make_batch(2, tag=i), now_ms=clock.now_ms)
+    return log, clock, handed
+
+
+def test_a_file_remover_gets_the_expired_files_to_remove_instead(tmp_path):
+    """What a broker hands to a thread: each segment's files under their .deleted names,
+    indexes first and the .log last, closed, and the producer snapshot at its base."""
+    log, clock, handed = log_with_a_file_remover(tmp_path)
     second = log.segments[1].base_offset   # its roll took a producer snapshot at its base
     log.delete_segments_below(log.segments[2].base_offset, now_ms=clock.now_ms)
     assert log.delete_expired_files(clock.advance(60_000)) == 2
@@ -370,6 +376,16 @@ def test_a_file_remover_gets_the_expired_files_to_remove_instead(tmp_path):
         for base, snapshot in ((0, []), (second, [f"{second:020d}.snapshot.deleted"]))]
     assert all((log.dir / f"{base:020d}.log.deleted").exists() for base in (0, second))   # nothing removed here
     log.close()
+
+
+def test_a_close_removes_the_segments_still_waiting_itself_not_through_the_file_remover(tmp_path):
+    """At close nothing is left to wait for (no reader outlives the log), and the broker
+    that owns the remover is stopping: the files go at once, here."""
+    log, clock, handed = log_with_a_file_remover(tmp_path)
+    log.delete_segments_below(log.segments[2].base_offset, now_ms=clock.now_ms)
+    assert list(log.dir.glob("*.deleted"))
+    log.close()
+    assert handed == [] and not list(log.dir.glob("*.deleted"))
 
 
 def test_delete_segments_below_never_deletes_the_active_segment(tmp_path):
