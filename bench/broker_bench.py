@@ -76,8 +76,17 @@ Printed, for each broker, with ratios of pylog (serve) to tansu, to Kafka and to
 
 Runs are interleaved (rep 1 on every broker, then rep 2, ...) and the median is printed,
 so that slow drift of the machine hits every broker alike; the last lines say how much CPU
-other processes took meanwhile, and the machine's speed before and after (bench/peers.py
-`python_speed_ms`). Each run is timed with Python's garbage collector off, as
+other processes took meanwhile, what memory cost before the runs (`peers.memory_costs_us`:
+a 4 KiB page of a file's new data, the same page written over, a page of new anonymous
+memory), how the processors idle, and the machine's speed before and after (bench/peers.py
+`python_speed_ms`). The memory line is there for the produce rows: a broker that writes
+its records to files pays the first cost per 4 KiB it appends, in its own CPU time, and on
+a virtual machine whose host backs the guest's memory as it is touched that cost can
+outweigh all the rest of a 100 B record's handling; a broker that keeps records in memory
+pays the third at most. The idle line is there for the short mock-sized rows: where an
+idle processor halts at once (cpuidle `haltpoll` with `guest_halt_poll_ns` 0), every
+request or socket event that finds the broker idle first waits for its processor to wake,
+and a run of a few ms holds a few dozen of them. Each run is timed with Python's garbage collector off, as
 `timeit` does, after a collection and `gc.freeze()` of what is alive: a full collection
 walks every object of this process, the in-process brokers' heaps included, and a run
 allocates enough to set off several (a 100 B consume of 600k records: 6 or 7, of about
@@ -410,6 +419,7 @@ def run() -> list[str]:
     not_ready: dict[str, str] = {}
     cpu_start = _cpu_snapshot()
     speed_ms = peers.python_speed_ms()
+    memory_costs_us = peers.memory_costs_us()
     try:
         peers.start_reaper()
         lines.append(f"{_versions()}; cores {sorted(previous_affinity or [])}; "
@@ -783,6 +793,10 @@ def run() -> list[str]:
         noise = _cpu_noise(cpu_start)
         if noise:
             lines.append(noise)
+        lines.append(peers.memory_line(memory_costs_us))
+        idle = peers.idle_line()
+        if idle:
+            lines.append(idle)
         lines.append(peers.speed_line(speed_ms))
         peers.pin(0, previous_affinity)  # back to the cores this process had
 

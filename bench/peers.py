@@ -24,12 +24,17 @@ and right after a run and divide by the records and payload bytes the run moved.
 
 The machine's speed: `python_speed_ms()` times a fixed pure-Python loop; the benches with
 absolute goals print it before and after their runs (`speed_line`), so that a figure can be
-read against the speed the machine had when it was measured.
+read against the speed the machine had when it was measured. What memory costs
+(`memory_costs_us`: a page of a file's new data, the same page written over, a page of new
+anonymous memory) and how the processors idle (`idle_line`) are printed by the broker bench
+beside it: the first tells what a broker that writes its records to files pays per 4 KiB it
+appends, the second what every request that finds the broker idle waits for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import mmap
 import os
 import shutil
 import signal
@@ -107,6 +112,73 @@ def speed_line(before_ms: float) -> str:
     return (f"machine speed: a plain Python loop of {SPEED_LOOP_ADDS:,} additions took {before_ms:.0f} ms "
             f"before the runs and {python_speed_ms():.0f} ms after (best of 3; the absolute figures above "
             f"move with it)")
+
+
+PAGE_BYTES = 4096
+
+
+def memory_costs_us(size_bytes: int = 32 << 20) -> tuple[float, float, float]:
+    """Microseconds per 4 KiB page, on this machine at the moment, to
+    - append `size_bytes` to a new file in the temporary directory (where the benches put the
+      brokers' data directories): the page cache allocates a page for every 4 KiB;
+    - write the same bytes over that file again: the pages are there, only the copy is left;
+    - touch `size_bytes` of anonymous memory for the first time (a heap that grows).
+    A broker that keeps its records in files (pylog, Kafka) pays the first for every 4 KiB it
+    appends; one that keeps them in memory (tansu's engine, the mock) pays at most the third,
+    as its heap grows. On a virtual machine whose host backs the guest's memory as it is touched
+    the first can be tens of times the second."""
+    chunk = b"\x01" * (1 << 20)
+    pages = size_bytes // PAGE_BYTES
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as directory:
+        fd = os.open(os.path.join(directory, "file"), os.O_RDWR | os.O_CREAT | os.O_EXCL)
+        try:
+            started = time.perf_counter()
+            for position in range(0, size_bytes, len(chunk)):
+                os.pwrite(fd, chunk, position)
+            appended_s = time.perf_counter() - started
+            started = time.perf_counter()
+            for position in range(0, size_bytes, len(chunk)):
+                os.pwrite(fd, chunk, position)
+            overwritten_s = time.perf_counter() - started
+        finally:
+            os.close(fd)
+    anonymous = mmap.mmap(-1, size_bytes)
+    try:
+        started = time.perf_counter()
+        for position in range(0, size_bytes, PAGE_BYTES):
+            anonymous[position] = 1
+        touched_s = time.perf_counter() - started
+    finally:
+        anonymous.close()
+    return tuple(seconds / pages * 1e6 for seconds in (appended_s, overwritten_s, touched_s))
+
+
+def memory_line(costs_us: tuple[float, float, float]) -> str:
+    """The machine's memory costs (`memory_costs_us`) as a bench prints them."""
+    appended, overwritten, touched = costs_us
+    return (f"machine memory: appending to a new file took {appended:.1f} µs per 4 KiB page (the page cache"
+            f" allocates each), writing over the same pages {overwritten:.1f} µs, touching new anonymous"
+            f" memory {touched:.1f} µs; so a broker that keeps records in files (pylog, Kafka) pays"
+            f" {appended / PAGE_BYTES * 100:.2f} µs of CPU per 100 B it appends, one that keeps them in memory"
+            f" (tansu's engine, the mock) at most {touched / PAGE_BYTES * 100:.2f} µs")
+
+
+def idle_line() -> str | None:
+    """How this machine's processors idle (Linux cpuidle), when it says: with the `haltpoll`
+    driver of a virtual machine and `guest_halt_poll_ns` 0 an idle processor halts at once,
+    and whatever wakes it (a request, a socket turning writable) waits for it to resume."""
+    try:
+        with open("/sys/devices/system/cpu/cpuidle/current_driver") as f:
+            driver = f.read().strip()
+    except OSError:
+        return None
+    line = f"machine idle: cpuidle driver {driver}"
+    try:
+        with open("/sys/module/haltpoll/parameters/guest_halt_poll_ns") as f:
+            line += f", guest_halt_poll_ns {f.read().strip()}"
+    except OSError:
+        pass
+    return line
 
 
 # ---------------------------------------------------------------------------------------------
