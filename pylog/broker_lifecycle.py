@@ -12,11 +12,20 @@ Kafka's BrokerLifecycleManager, over the controller channel (pylog/controller_ch
             the metadata to arrive, not for the next interval
     stop  ──BrokerHeartbeat(want_shut_down)──> in controlled shutdown: the controller
             moves every leadership it holds to another in-sync replica
-          ──BrokerHeartbeat, 50 ms after the first answer that says "not yet" (Kafka's
-            BrokerLifecycleManager sends it that much sooner than an interval, since a
-            controlled shutdown often completes as fast), then every interval
+          ──BrokerHeartbeat at once after the first answer that says "not yet", again
+            50 ms later (Kafka's BrokerLifecycleManager sends its next one that much
+            sooner than an interval, since a controlled shutdown often completes as
+            fast), then every interval
           <──should_shut_down── nothing left to move, and every broker has read that far
             in the metadata: the broker stops
+
+Why at once: the controller decides on a heartbeat before writing the records that heartbeat
+calls for, and answers once they are committed. The first asking heartbeat finds the broker
+still leading its partitions, so its answer is "not yet" even when those records are all the
+shutdown needs; by the time it arrives they are written, and a broker alone in the cluster
+(or whose peers have read that far) is told to stop by the next heartbeat. Asked at once,
+that is the time of one round trip; Kafka waits its 50 ms for it. A controller with more to
+wait for answers "not yet" again, and the 50 ms retry and the interval follow as in Kafka.
 
 A registration refused (DUPLICATE_BROKER_REGISTRATION: the node id is alive elsewhere, or
 its previous session has not expired yet) or a controller out of reach is retried every
@@ -156,6 +165,8 @@ class BrokerLifecycle:
         async def approved() -> None:
             try:
                 await self.heartbeat()
+                if not self.shut_down_allowed.is_set():
+                    await self.heartbeat()   # the shutdown's records are committed by now
                 if not self.shut_down_allowed.is_set():
                     await asyncio.sleep(PENDING_SHUTDOWN_RETRY_MS / 1000)
                     await self.heartbeat()
