@@ -341,13 +341,16 @@ class Broker:
         # connection is kept busy while the server waits for in-flight requests.
         if self._group_coordinator is not None:
             self._group_coordinator.shutdown()
+        # The replica fetchers before the server: their fetches parked at other brokers end
+        # with their connections, so brokers that stop together do not wait on each other's
+        # parked fetches (each server waits for the requests in hand) until those time out.
+        await self.fetcher_manager.stop()
         if self.server is not None:
             await self.server.stop()
             self.server = None
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
-        await self.fetcher_manager.stop()
         await self.alter_partition_manager.stop()
         await self.log_cleaner.stop()
         if self._retention is not None:

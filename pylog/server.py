@@ -52,6 +52,12 @@ rest waits in the transport and goes out as the socket turns writable
 loopback the kernel then sends the rest from the client's thread, as the client's reads
 acknowledge what came before: a confluent-kafka consumer pays for that.
 
+Stopping (`Server.stop`): no new connection is accepted and no new request taken; each
+connection's request in hand is waited for (up to a grace period), then every connection is
+closed. Connections are still read meanwhile, their bytes dropped, so that a client that
+hangs up ends its connection and cancels its request in hand: a long-poll Fetch parked for a
+follower broker that has already stopped does not hold the stop until its wait is over.
+
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a
 handler is logged with its traceback and closes that connection too. The server keeps
@@ -99,6 +105,7 @@ class Connection(asyncio.Protocol):
         self.admitted_bytes = 0          # charged for the frame being received, if admitted
         self.last_active_s = time.monotonic()   # a complete request in, or a response out
         self.write_flow = WriteFlow()    # the transport's buffer against its water marks
+        self.stopping = False            # the server stops: bytes that arrive are dropped unread
 
     def connection_made(self, transport) -> None:
         self.transport = transport
@@ -125,6 +132,8 @@ class Connection(asyncio.Protocol):
         self.write_flow.resume()
 
     def data_received(self, data: bytes) -> None:
+        if self.stopping:
+            return
         try:
             self.reader.feed(data)
         except InvalidFrame as e:
@@ -318,8 +327,9 @@ class Server:
             listener.close()
         connections = list(self.connections)
         for connection in connections:
-            if connection.transport is not None:
-                connection.transport.pause_reading()
+            # still read, to hear a client hang up: its request in hand (a parked long poll)
+            # is then cancelled, rather than waited for until its time is up
+            connection.stopping = True
         deadline = asyncio.get_running_loop().time() + grace_s
         while any(c.busy for c in connections) and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.01)

@@ -18,6 +18,8 @@ back, exactly once.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from protocol.metadata import BrokerRegistrationChangeRecord, FenceBrokerRecord, PartitionChangeRecord, PartitionRecord, TopicRecord
@@ -96,3 +98,25 @@ def test_sigterm_moves_leadership_away_first_and_the_idempotent_producer_sees_no
         assert len(everything) == len(set(everything)), "duplicates from an idempotent producer"
         missing = set(result.acked) - set(everything)
         assert not missing, f"{len(missing)} acknowledged records not readable, e.g. {sorted(missing)[:5]}"
+
+
+@pytest.mark.timeout(120)
+def test_brokers_stopped_together_do_not_wait_out_each_others_parked_follower_fetches(tmp_path):
+    # Followers park their fetches for replica.fetch.wait.max.ms when there is nothing new; here
+    # a minute. Every broker leads some partitions and follows the others, so each has fetches
+    # of the others parked at it. A stopping broker waits for the requests it has in hand, and
+    # stops its own fetchers before: had it kept them, or not heard their connections close,
+    # brokers stopped together would wait on each other until those fetches time out.
+    cluster = Cluster(brokers=3, data_dir=tmp_path, config={"replica.fetch.wait.max.ms": "60000"}).start()
+    try:
+        create_topic(cluster, TOPIC, 6, 3)
+        leaders = {cluster.leader(TOPIC, p) for p in range(6)}
+        assert len(leaders) > 1   # leadership spread, so fetches go both ways
+    except BaseException:
+        cluster.close()
+        raise
+    began = time.monotonic()
+    cluster.close()
+    # A broker's server gives the requests in hand 5 s before it closes their connections:
+    # a stop that waited on a parked fetch would take those 5 s (the fetch itself, 60 s).
+    assert time.monotonic() - began < 4
