@@ -35,9 +35,9 @@ Start (`await start()`), as Kafka's BrokerServer / ControllerServer:
      leader epoch), then housekeeping starts.
 
 Stop (`await stop()`): a controlled shutdown first (heartbeats asking to shut down until
-the controller has moved every leadership away), then the listener stops, answered
-requests finish, logs are flushed and checkpointed and the clean-shutdown marker is
-written with this start's broker epoch.
+the controller has moved every leadership away), then the replica fetchers stop, the
+listener stops, the requests in hand finish, logs are flushed and checkpointed and the
+clean-shutdown marker is written with this start's broker epoch.
 
 Topics are created, deleted and reconfigured by the controller: the broker forwards the
 requests (`forward`: pylog/handlers/topics.py, configs.py) and acts on the records that
