@@ -234,6 +234,27 @@ def test_a_new_partitions_files_are_written_and_fsynced_off_the_event_loop(tmp_p
             assert read_partition_metadata(tmp_path / f"quiet-{i}") == topic.topic_id
 
 
+def test_the_logs_of_a_new_topic_are_created_on_several_threads_at_once(tmp_path, monkeypatch):
+    from pylog.metadata_publisher import CREATE_THREADS
+    created_on: dict[int, str] = {}   # partition -> thread
+    with EmbeddedBroker(tmp_path) as embedded:
+        real_create_log = type(embedded.broker.log_manager).create_log
+
+        def create_log(manager, topic, partition, *, now_ms):
+            if topic == "wide":
+                created_on[partition] = threading.current_thread().name
+            return real_create_log(manager, topic, partition, now_ms=now_ms)
+
+        monkeypatch.setattr(type(embedded.broker.log_manager), "create_log", create_log)
+        topic = embedded.call(lambda: embedded.broker.create_topic("wide", 12))
+        assert sorted(created_on) == list(range(12))
+        assert len(set(created_on.values())) == CREATE_THREADS
+        assert all(name.startswith("log-create") for name in created_on.values())
+        for i in range(12):   # each one whole: its files written, the leader's epoch in its checkpoint
+            assert read_partition_metadata(tmp_path / f"wide-{i}") == topic.topic_id
+            assert embedded.call(lambda i=i: embedded.broker.partition("wide", i).is_leader)
+
+
 def test_a_topic_deleted_while_its_logs_are_created_leaves_nothing_behind(tmp_path, monkeypatch):
     creation = GatedCreation(monkeypatch, "brief")
     with EmbeddedBroker(tmp_path) as embedded:
