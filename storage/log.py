@@ -1013,7 +1013,8 @@ class Log:
 
     def flush(self, offset: int | None = None, *, now_ms: int | None = None) -> None:
         """fsync every segment holding offsets below `offset` (default: all) and move the
-        recovery point up to it. Also fsyncs the snapshots that rolls left unsynced."""
+        recovery point up to it. Also fsyncs the snapshots that rolls (or a close) left
+        unsynced."""
         self._check_open()
         offset = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
         if now_ms is not None:
@@ -1050,20 +1051,27 @@ class Log:
     # -- lifecycle --
 
     def close(self) -> None:
-        """fsync everything, write the final index entries, trim the indexes, snapshot
-        the producer state at the log end offset, close. The recovery point becomes the
-        log end offset."""
+        """Write the active segment's final index entries and trim its indexes, snapshot
+        the producer state at the log end offset, fsync all of it once (the segments'
+        data and indexes, the snapshot, then the directory), close. The recovery point
+        becomes the log end offset."""
         if self._closed:
             return
-        self.flush()
-        self._producer_state.update_map_end_offset(self._log_end_offset)
-        self._producer_state.take_snapshot()
+        # Inactive segments were trimmed and fsynced when they rolled; the active one
+        # gets its final index changes now, and they must be durable before the
+        # clean-shutdown marker is written. Made first, they are fsynced once, by the
+        # flush below; the snapshot is written unsynced, as a roll writes one, for the
+        # flush to fsync with the directory.
         active = self.active_segment
+        active.seal()
+        self._producer_state.update_map_end_offset(self._log_end_offset)
+        snapshot = self._producer_state.take_snapshot(sync=False)
+        if snapshot is not None:
+            self._unsynced_snapshots.append(snapshot)
+        self.flush()
+        active.flush()   # its trimmed indexes, should the log have been flushed already
         for segment in self._segments.values():
-            # Inactive segments were trimmed and fsynced when they rolled; the active
-            # one gets its final index changes now, and they must be durable before
-            # the clean-shutdown marker is written.
-            segment.close(sync=segment is active)
+            segment.close()
         for _, segment, snapshot in self._pending_deletes:
             self._remove_files(segment, snapshot, at_once=True)
         self._pending_deletes = []

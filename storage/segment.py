@@ -185,7 +185,7 @@ class LogSegment:
         "max_index_size_bytes", "_extra_suffix", "_log_path", "_scan_first_read_bytes",
         "_large_scan_bytes", "_fd", "_size_bytes", "_offset_index", "_time_index",
         "_rolling_based_timestamp_ms", "_max_timestamp", "_bytes_since_last_index_entry", "_inactive",
-        "_closed",
+        "_closed", "_log_synced",
     )
 
     def __init__(
@@ -229,6 +229,9 @@ class LogSegment:
         self._max_timestamp: TimestampOffset | None = None
         self._bytes_since_last_index_entry = 0
         self._inactive = False   # rolled: no more appends (its indexes are let go once flushed)
+        # The `.log` is durable as it is: fsynced by `flush` and not written since (False
+        # for a file found on disk: a process killed before left its last writes unsynced).
+        self._log_synced = False
 
     # -- files --
 
@@ -363,6 +366,8 @@ class LogSegment:
             if written:
                 os.ftruncate(self._fd, self._size_bytes)
             raise
+        finally:
+            self._log_synced = False
         self._size_bytes += written
 
     def can_append_offset(self, offset: int) -> bool:
@@ -717,6 +722,7 @@ class LogSegment:
         dropped = self._count_batch_frames(reader, position, size) if truncated else 0
         if truncated:
             os.ftruncate(self._fd, position)
+            self._log_synced = False
         self._size_bytes = position
         time_index.maybe_append(max_timestamp.timestamp_ms, max_timestamp.offset, skip_full_check=True)
         if trim_indexes:
@@ -756,6 +762,7 @@ class LogSegment:
         if mapping is not None:
             truncated = self._size_bytes - mapping.position
             os.ftruncate(self._fd, mapping.position)
+            self._log_synced = False
             self._size_bytes = mapping.position
         if self._size_bytes == 0:
             if now_ms is not None:
@@ -783,11 +790,14 @@ class LogSegment:
     # -- durability and lifecycle --
 
     def flush(self) -> None:
-        """fsync the `.log` and both indexes (their entries and their length). A rolled
-        segment's indexes are then unmapped: each mapping holds a file descriptor of its
-        own (Python's mmap keeps a duplicate), and a log of many segments would run out of
-        them; they are mapped again, lazily, when a read needs them."""
-        os.fsync(self._fd)
+        """fsync the `.log` and both indexes (their entries and their length), each only if
+        it changed since its last fsync. A rolled segment's indexes are then unmapped: each
+        mapping holds a file descriptor of its own (Python's mmap keeps a duplicate), and a
+        log of many segments would run out of them; they are mapped again, lazily, when a
+        read needs them."""
+        if not self._log_synced:
+            os.fsync(self._fd)
+            self._log_synced = True
         if self._offset_index is not None:
             self._offset_index.flush()
         if self._time_index is not None:
@@ -802,12 +812,9 @@ class LogSegment:
                 index.close()
         self._offset_index = self._time_index = None
 
-    def close(self, *, sync: bool = False) -> None:
-        """Write the final time-index entry, trim the indexes, close the files.
-
-        With `sync`, everything is fsynced first (a clean shutdown of the active segment,
-        whose last index changes happen here).
-        """
+    def seal(self) -> None:
+        """Write the final time-index entry and trim both indexes to their entries: the
+        last changes a clean close makes (nothing is fsynced here; again, a no-op)."""
         if self._max_timestamp is not None and self._time_index is not None:
             self._time_index.maybe_append(
                 self._max_timestamp.timestamp_ms, self._max_timestamp.offset, skip_full_check=True
@@ -815,6 +822,14 @@ class LogSegment:
         for index in (self._offset_index, self._time_index):
             if index is not None:
                 index.trim_to_valid_size()
+
+    def close(self, *, sync: bool = False) -> None:
+        """Seal (`seal`), close the files.
+
+        With `sync`, whatever changed is fsynced first (a clean shutdown of the active
+        segment, whose last index changes happen here).
+        """
+        self.seal()
         if sync:
             self.flush()
         if self._offset_index is not None:
