@@ -823,15 +823,10 @@ class LogSegment:
             if index is not None:
                 index.trim_to_valid_size()
 
-    def close(self, *, sync: bool = False) -> None:
-        """Seal (`seal`), close the files.
-
-        With `sync`, whatever changed is fsynced first (a clean shutdown of the active
-        segment, whose last index changes happen here).
-        """
+    def close(self) -> None:
+        """Seal (`seal`) and close the files, fsyncing nothing: a clean shutdown flushes
+        the segment after sealing it, before it closes (`Log.close`)."""
         self.seal()
-        if sync:
-            self.flush()
         if self._offset_index is not None:
             self._offset_index.close()
         if self._time_index is not None:
