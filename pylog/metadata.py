@@ -42,11 +42,12 @@ that creates the partition's log.
 from __future__ import annotations
 
 import base64
-import os
 import re
 import uuid
 from pathlib import Path
 from typing import Iterable
+
+from storage.checkpoint import write_file_atomically
 
 META_PROPERTIES = "meta.properties"
 PARTITION_METADATA = "partition.metadata"
@@ -148,7 +149,7 @@ def load_cluster_id(log_dir: Path, node_id: int, cluster_id: str | None = None) 
     # directory.id: the log directory's own id, which Kafka 4's storage tool also writes
     text = (f"#\n#Written by pylog\ncluster.id={found}\nnode.id={node_id}\n"
             f"directory.id={random_kafka_uuid()}\nversion=1\n")
-    _write_atomically(path, text)
+    write_file_atomically(path, text.encode("utf-8"))
     return found
 
 
@@ -175,7 +176,8 @@ def kafka_uuid_text(value: uuid.UUID) -> str:
 
 
 def write_partition_metadata(partition_dir: Path, topic_id: uuid.UUID) -> None:
-    _write_atomically(Path(partition_dir) / PARTITION_METADATA, f"version: 0\ntopic_id: {kafka_uuid_text(topic_id)}")
+    write_file_atomically(Path(partition_dir) / PARTITION_METADATA,
+                          f"version: 0\ntopic_id: {kafka_uuid_text(topic_id)}".encode("utf-8"))
 
 
 def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
@@ -190,15 +192,3 @@ def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
     return None
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    temp = path.with_name(path.name + ".tmp")
-    with open(temp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)

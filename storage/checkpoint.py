@@ -14,7 +14,10 @@ partition) in every data directory.
 Crash behaviour: a checkpoint is written to `<name>.tmp`, fsynced, renamed over `<name>`
 (an atomic replace on POSIX), and the directory is fsynced so the rename itself is
 durable. A crash at any point leaves either the old file or the new one, never a mix; a
-stray `.tmp` is simply overwritten by the next write.
+stray `.tmp` is simply overwritten by the next write. `write_file_atomically` does this,
+and every file the broker rewrites whole goes through it: these checkpoints, producer
+snapshots (storage/producer_snapshot.py), `partition.metadata` and `meta.properties`
+(pylog/metadata.py), `quorum-state` and `bootstrap.checkpoint` (pylog/controller/).
 
 Not thread-safe: the broker writes each checkpoint file from one place.
 """
@@ -38,20 +41,7 @@ def write_checkpoint_file(path: Path, version: int, lines: Iterable[str], *, syn
         if "\n" in entry:
             raise ValueError(f"a checkpoint entry cannot span lines: {entry!r}")
     text = "".join(f"{line}\n" for line in [str(version), str(len(entries)), *entries])
-    temp_path = path.with_name(path.name + ".tmp")
-    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        data = text.encode("utf-8")
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp_path, path)
-    if sync:
-        fsync_dir(path.parent)
+    write_file_atomically(path, text.encode("utf-8"), sync=sync)
 
 
 def read_checkpoint_file(path: Path, version: int, *, create: bool = False) -> list[str]:
@@ -124,6 +114,29 @@ class OffsetCheckpointFile:
                 raise CorruptCheckpoint(f"malformed line in checkpoint file {self.path}: {line!r}")
             offsets[(parts[0], int(parts[1]))] = int(parts[2])
         return offsets
+
+
+TEMP_FILE_SUFFIX = ".tmp"
+
+
+def write_file_atomically(path: Path, data: bytes, *, sync: bool = True) -> None:
+    """Replace `path` with `data` whole: written to `<name>.tmp`, fsynced, renamed over
+    `path`, then the directory fsynced, so that a crash leaves the old file or the new one.
+    Without `sync` nothing is fsynced: the caller fsyncs the file and its directory later,
+    and until then a crash may leave the new name with torn contents."""
+    temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
+    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp_path, path)
+    if sync:
+        fsync_dir(path.parent)
 
 
 def fsync_file(path: Path) -> bool:

@@ -47,11 +47,10 @@ from sortedcontainers import SortedList
 
 from protocol.crc32c import crc32c
 from storage import files
-from storage.checkpoint import fsync_dir
+from storage.checkpoint import TEMP_FILE_SUFFIX, write_file_atomically
 from storage.errors import CorruptSnapshot
 
 PRODUCER_SNAPSHOT_VERSION = 1
-TEMP_FILE_SUFFIX = ".tmp"
 _SNAPSHOT_NAME_ENDINGS = (files.PRODUCER_SNAPSHOT_FILE_SUFFIX, files.PRODUCER_SNAPSHOT_FILE_SUFFIX + TEMP_FILE_SUFFIX)
 
 _HEADER = struct.Struct(">hIi")          # version, crc, entry count
@@ -112,20 +111,7 @@ def write_snapshot_file(path: Path, entries: Iterable[SnapshotEntry], *, sync: b
     Without `sync` nothing is fsynced: the caller fsyncs the file and its directory
     later (a roll leaves that to its pending flush, see storage/log.py). A crash before
     then may leave the file torn, which its checks catch on the next load."""
-    data = encode_snapshot(entries)
-    temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
-    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp_path, path)
-    if sync:
-        fsync_dir(path.parent)
+    write_file_atomically(path, encode_snapshot(entries), sync=sync)
 
 
 def read_snapshot_file(path: Path) -> list[SnapshotEntry]:

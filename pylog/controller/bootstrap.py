@@ -46,7 +46,6 @@ The controller's start serializes all of this.
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 from typing import Callable
@@ -65,6 +64,7 @@ from protocol.schema import Message
 from pylog.controller import json_conversion
 from pylog.controller.metadata_log import MetadataLog
 from pylog.metadata_image import MetadataImage
+from storage.checkpoint import write_file_atomically
 
 METADATA_VERSION = 27
 BOOTSTRAP_TRANSACTION = "Bootstrap records"
@@ -134,15 +134,12 @@ def bootstrap_checkpoint_bytes(now_ms: int) -> bytes:
 
 
 def write_bootstrap_checkpoint(log_dir: Path, now_ms: int) -> None:
-    """Write `bootstrap.checkpoint` unless it exists (temp file, fsync, rename)."""
+    """Write `bootstrap.checkpoint` unless it exists (temp file, fsync, rename, directory
+    fsync)."""
     path = Path(log_dir) / BOOTSTRAP_CHECKPOINT
     if path.exists():
         return
-    temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(bootstrap_checkpoint_bytes(now_ms))
-    with open(temp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(temp, path)
+    write_file_atomically(path, bootstrap_checkpoint_bytes(now_ms))
 
 
 class ControllerStart:

@@ -58,7 +58,8 @@ from protocol.metadata_log import (
 )
 from protocol.records import BatchHeader, iter_batch_headers, validate_batch
 from protocol.schema import Message
-from pylog.metadata import _write_atomically, read_partition_metadata, write_partition_metadata
+from pylog.metadata import read_partition_metadata, write_partition_metadata
+from storage.checkpoint import write_file_atomically
 from storage.config import LogConfig
 from storage.log import Log
 
@@ -245,8 +246,8 @@ def quorum_state_text(*, leader_id: int, leader_epoch: int, voters: list[int]) -
 
 
 def write_quorum_state(dir: Path, *, leader_id: int, leader_epoch: int, voters: list[int]) -> None:
-    _write_atomically(Path(dir) / QUORUM_STATE_FILE,
-                      quorum_state_text(leader_id=leader_id, leader_epoch=leader_epoch, voters=voters))
+    write_file_atomically(Path(dir) / QUORUM_STATE_FILE,
+                          quorum_state_text(leader_id=leader_id, leader_epoch=leader_epoch, voters=voters).encode("utf-8"))
 
 
 def read_quorum_state(dir: Path) -> dict:
