@@ -34,8 +34,8 @@ left as they are (one WARNING line each, as Kafka's "Loaded stray log").
 Shutdown (`close`): fsync and close every log, several at a time on threads of its own
 (the broker passes `num.recovery.threads.per.data.dir`, as Kafka's LogManager.shutdown
 uses it), write both checkpoints (recovery point = log end offset), and write the
-clean-shutdown marker last, fsynced. A crash anywhere before the marker is durable means
-the next start recovers.
+clean-shutdown marker last, whole or not at all (`write_file_atomically`). A crash
+anywhere before the marker is durable means the next start recovers.
 
 Rolls leave the fsync of the segments they close pending: each Log tells
 `flush_listener` (the broker runs the work on a thread; see "Flush policy" in
@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from storage import files
-from storage.checkpoint import OffsetCheckpointFile, fsync_dir
+from storage.checkpoint import OffsetCheckpointFile, fsync_dir, write_file_atomically
 from storage.config import LogConfig
 from storage.errors import CorruptCheckpoint
 from storage.log import Log
@@ -348,15 +348,9 @@ class LogManager:
             for log in logs:
                 log.close()
         self.write_checkpoints()
-        marker = self.data_dir / files.CLEAN_SHUTDOWN_FILE_NAME
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            # Kafka's CleanShutdownFileHandler writes compact JSON: {"version":0,"brokerEpoch":N}
-            os.write(fd, json.dumps({"version": 0, "brokerEpoch": broker_epoch}, separators=(",", ":")).encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(self.data_dir)
+        # Kafka's CleanShutdownFileHandler writes compact JSON: {"version":0,"brokerEpoch":N}
+        write_file_atomically(self.data_dir / files.CLEAN_SHUTDOWN_FILE_NAME,
+                              json.dumps({"version": 0, "brokerEpoch": broker_epoch}, separators=(",", ":")).encode())
         self._closed = True
 
     def close_handlers(self) -> None:

@@ -46,6 +46,7 @@ from protocol.schema import Message
 from pylog.metadata import META_PROPERTIES
 from pylog.metadata_image import TOPIC_RESOURCE
 from pylog.producer_ids import PRODUCER_IDS_FILE, read_next_block_start
+from storage.checkpoint import fsync_dir
 
 TOPICS_FILE = "pylog-topics.json"   # the single-node era's metadata file
 CONVERTED_SUFFIX = ".converted"
@@ -105,11 +106,7 @@ def finish_conversion(log_dir: Path) -> None:
     if not path.exists():
         return
     os.replace(path, path.with_name(path.name + CONVERTED_SUFFIX))
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_dir(path.parent)
 
 
 def _directory_id(log_dir: Path) -> uuid.UUID | None:
