@@ -17,19 +17,7 @@ from storage.log import Log
 from storage.producer_snapshot import read_snapshot_file
 from storage.segment import LogSegment
 from tests.storage.builders import BASE_TIME_MS, make_batch, small_config
-
-
-def recording_fsyncs(monkeypatch) -> list[str]:
-    """From now on, the path of every fsync, in order (the real fsync still runs)."""
-    synced: list[str] = []
-    real_fsync = os.fsync
-
-    def fsync(fd):
-        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    return synced
+from tests.storage.fsync_spy import recording_fsyncs
 
 
 def test_a_close_fsyncs_each_file_of_the_active_segment_and_the_snapshot_once_and_the_directory_last(

@@ -11,6 +11,7 @@ import threading
 from storage import files
 from storage.log import Log
 from tests.storage.builders import make_batch, records_of, small_config
+from tests.storage.fsync_spy import recording_fsyncs
 
 CONFIG = small_config(segment_bytes=2000, index_interval_bytes=150)
 
@@ -25,14 +26,7 @@ def fill_until_roll(log: Log, tag: int = 0) -> int:
 
 
 def test_a_roll_leaves_its_flush_pending_and_the_recovery_point_moves_after_it_ran(tmp_path, monkeypatch):
-    fsynced: list[str] = []
-    real_fsync = os.fsync
-
-    def recording_fsync(fd):
-        fsynced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", recording_fsync)
+    fsynced = recording_fsyncs(monkeypatch)
     log = Log.open(tmp_path / "t-0", CONFIG, now_ms=0)
     told: list[Log] = []
     log.flush_listener = told.append
