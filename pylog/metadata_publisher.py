@@ -34,8 +34,8 @@ created and fsynced: 1-8 ms a partition on this project's test machine, so 0.1-0
 new `__consumer_offsets` of 50, more on a busy disk), and the event loop serves every
 connection. So a partition whose log does not exist yet is left not acted on by the
 publication that finds it; its log is created off the loop, on a thread of the loop's pool
-that shares the batch among `CREATE_THREADS` threads of its own, so that their waits on
-the disk overlap (`_create_logs`: `LogManager.create_log` and `partition.metadata` for each,
+that shares the batch among `CREATE_THREADS` threads of its own, so that their system
+calls overlap (`_create_logs`: `LogManager.create_log` and `partition.metadata` for each,
 then one fsync of the data directory; a new leader's log has its leader epoch at offset 0 written in its
 checkpoint, as Kafka's has once the partition is created, and `Partition.make_leader`
 finds the entry there; should the leadership have moved meanwhile, the entry is one that a
@@ -75,9 +75,9 @@ from pylog.metadata_image import MetadataImage, PartitionRegistration
 
 log = logging.getLogger("pylog.metadata_publisher")
 
-# Creating a log is mostly waiting on the file system (a directory, five files, four fsyncs),
-# so a few threads overlap those waits: on this project's test machine 50 new partitions
-# took 278 ms on one thread and 156 ms on four.
+# Creating a log is mostly system calls (a directory, five files, four fsyncs), which let go
+# of the interpreter's lock, so a few threads overlap them: on this project's test machine 50
+# new partitions took 278 ms on one thread and 156 ms on four.
 CREATE_THREADS = 4
 
 
