@@ -190,5 +190,3 @@ def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
     except (OSError, ValueError):
         return None
     return None
-
-

@@ -28,25 +28,26 @@ What it remembers (`_published`): per topic id the name and the registrations it
 on, the topic configs, and the broker registrations. Registrations are frozen values, so
 "changed" is plain inequality.
 
-New logs are created off the event loop. Creating a partition's log is file-system work
-(a directory; the segment's three files, the leader-epoch checkpoint and `partition.metadata`,
-created and fsynced: 1-8 ms a partition on this project's test machine, so 0.1-0.4 s for a
-new `__consumer_offsets` of 50, more on a busy disk), and the event loop serves every
-connection. So a partition whose log does not exist yet is left not acted on by the
-publication that finds it; its log is created off the loop, on a thread of the loop's pool
-that shares the batch among `CREATE_THREADS` threads of its own, so that their system
-calls overlap (`_create_logs`: `LogManager.create_log` and `partition.metadata` for each,
-then one fsync of the data directory; a new leader's log has its leader epoch at offset 0 written in its
-checkpoint, as Kafka's has once the partition is created, and `Partition.make_leader`
-finds the entry there; should the leadership have moved meanwhile, the entry is one that a
-deposed leader keeps in Kafka too), adopted by the log manager back on the loop, and the
-partition is acted on by the publication after that. Kafka does this work on its metadata publisher's thread, away from the threads that serve
-requests. Meanwhile requests for the partition are answered NOT_LEADER_OR_FOLLOWER (the
-metadata has it, this broker does not host it yet), as Kafka answers them before its
-publisher has run. A log created for a topic deleted (or recreated with another id)
-meanwhile is deleted once adopted. A creation that fails (an OSError, mostly) is recorded in
-`Broker.log_dir_failures`, and tried again only by the broker's housekeeping
-(`publish_again`, every second), not by every publication.
+New logs are created off the event loop. Creating a partition's log is file-system work (a
+directory; the segment's three files, the leader-epoch checkpoint and
+`partition.metadata`, created and fsynced: 1-8 ms a partition on this project's test
+machine, so 0.1-0.4 s for a new `__consumer_offsets` of 50, more on a busy disk), and the
+event loop serves every connection. So a partition whose log does not exist yet is left
+not acted on by the publication that finds it; its log is created off the loop, on a
+thread of the loop's pool that shares the batch among `CREATE_THREADS` threads of its own,
+so that their system calls overlap (`_create_logs`: `LogManager.create_log` and
+`partition.metadata` for each, then one fsync of the data directory; a new leader's log
+has its leader epoch at offset 0 written in its checkpoint, as Kafka's has once the
+partition is created, and `Partition.make_leader` finds the entry there; should the
+leadership have moved meanwhile, the entry is one that a deposed leader keeps in Kafka
+too), adopted by the log manager back on the loop, and the partition is acted on by the
+publication after that. Kafka does this work on its metadata publisher's thread, away from
+the threads that serve requests. Meanwhile requests for the partition are answered
+NOT_LEADER_OR_FOLLOWER (the metadata has it, this broker does not host it yet), as Kafka
+answers them before its publisher has run. A log created for a topic deleted (or recreated
+with another id) meanwhile is deleted once adopted. A creation that fails (an OSError,
+mostly) is recorded in `Broker.log_dir_failures`, and tried again only by the broker's
+housekeeping (`publish_again`, every second), not by every publication.
 
 Runs on the broker's event loop after each applied batch:
 - in a combined node, inside the controller's commit (`publish_soon`): all at once, and a
@@ -162,7 +163,8 @@ class MetadataPublisher:
             self._creator = None
 
     async def _create_logs(self) -> None:
-        """Create the logs of `_to_create` on threads of the loop's pool, then adopt them."""
+        """Create the logs of `_to_create` off the loop (a thread of the loop's pool sharing
+        them among `CREATE_THREADS` threads), then adopt them."""
         batch, self._to_create = self._to_create, {}
         broker = self.broker
         manager = broker.log_manager

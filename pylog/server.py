@@ -52,9 +52,9 @@ rest waits in the transport and goes out as the socket turns writable
 loopback the kernel then sends the rest from the client's thread, as the client's reads
 acknowledge what came before: a confluent-kafka consumer pays for that.
 
-Stopping (`Server.stop`): no new connection is accepted and no new request taken; each
-connection's request in hand is waited for (up to a grace period), then every connection is
-closed. Connections are still read meanwhile, their bytes dropped, so that a client that
+Stopping (`Server.stop`): no new connection is accepted, and bytes that arrive from then on
+become no request; each connection's requests already taken are answered (up to a grace
+period), then every connection is closed. Connections are still read meanwhile, their bytes dropped, so that a client that
 hangs up ends its connection and cancels its request in hand: a long-poll Fetch parked for a
 follower broker that has already stopped does not hold the stop until its wait is over.
 

@@ -32,6 +32,27 @@ from storage import files
 from storage.errors import CorruptCheckpoint
 
 OFFSET_CHECKPOINT_VERSION = 0
+TEMP_FILE_SUFFIX = ".tmp"
+
+
+def write_file_atomically(path: Path, data: bytes, *, sync: bool = True) -> None:
+    """Replace `path` with `data` whole: written to `<name>.tmp`, fsynced, renamed over
+    `path`, then the directory fsynced, so that a crash leaves the old file or the new one.
+    Without `sync` nothing is fsynced: the caller fsyncs the file and its directory later,
+    and until then a crash may leave the new name with torn contents."""
+    temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
+    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp_path, path)
+    if sync:
+        fsync_dir(path.parent)
 
 
 def write_checkpoint_file(path: Path, version: int, lines: Iterable[str], *, sync: bool = True) -> None:
@@ -114,29 +135,6 @@ class OffsetCheckpointFile:
                 raise CorruptCheckpoint(f"malformed line in checkpoint file {self.path}: {line!r}")
             offsets[(parts[0], int(parts[1]))] = int(parts[2])
         return offsets
-
-
-TEMP_FILE_SUFFIX = ".tmp"
-
-
-def write_file_atomically(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace `path` with `data` whole: written to `<name>.tmp`, fsynced, renamed over
-    `path`, then the directory fsynced, so that a crash leaves the old file or the new one.
-    Without `sync` nothing is fsynced: the caller fsyncs the file and its directory later,
-    and until then a crash may leave the new name with torn contents."""
-    temp_path = path.with_name(path.name + TEMP_FILE_SUFFIX)
-    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp_path, path)
-    if sync:
-        fsync_dir(path.parent)
 
 
 def fsync_file(path: Path) -> bool:

@@ -246,8 +246,8 @@ def quorum_state_text(*, leader_id: int, leader_epoch: int, voters: list[int]) -
 
 
 def write_quorum_state(dir: Path, *, leader_id: int, leader_epoch: int, voters: list[int]) -> None:
-    write_file_atomically(Path(dir) / QUORUM_STATE_FILE,
-                          quorum_state_text(leader_id=leader_id, leader_epoch=leader_epoch, voters=voters).encode("utf-8"))
+    text = quorum_state_text(leader_id=leader_id, leader_epoch=leader_epoch, voters=voters)
+    write_file_atomically(Path(dir) / QUORUM_STATE_FILE, text.encode("utf-8"))
 
 
 def read_quorum_state(dir: Path) -> dict:

@@ -206,7 +206,8 @@ def test_a_second_group_lookup_while_the_offsets_topic_is_created_waits_for_it_t
         assert not second.done() and not first.done()
         creation.gate.set()
         assert first.result(20).error_code == second.result(20).error_code == ErrorCode.NONE
-        hosted = embedded.call(lambda: sum(1 for topic, _ in embedded.broker.partitions if topic == "__consumer_offsets"))
+        hosted = embedded.call(lambda: sum(1 for topic, _ in embedded.broker.partitions
+                                           if topic == "__consumer_offsets"))
         assert hosted == 5   # the test brokers' offsets.topic.num.partitions
 
 
