@@ -14,6 +14,12 @@ without a leader (-1) gets LEADER_NOT_AVAILABLE. The controller id reported is t
 broker's own id: clients send nothing to a KRaft controller, and Kafka too reports one of
 the alive brokers.
 
+v10 and v11 carry a topic id and a nullable name in each requested topic, but only v12
+may use them: below v12 a null name or a topic id refuses the whole request (Kafka's
+KafkaApis throws InvalidRequestException, whose error answer lists every topic asked
+with INVALID_REQUEST, a null name as "", and nothing else: no brokers, no cluster id,
+controller -1).
+
 v12 may name topics by id (a topic id with a null name). As soon as one requested topic
 has an id, the request is answered by ids alone (Kafka ignores the names then): an
 unknown id gets UNKNOWN_TOPIC_ID with a null name and the id it asked about, listed
@@ -38,6 +44,9 @@ Topic = MetadataResponse.MetadataResponseTopic
 def make_handler(broker):
     async def handle(request, context) -> MetadataResponse:
         version = context.api_version
+        if version < 12 and request.topics and any(t.name is None or t.topic_id != ZERO_UUID
+                                                   for t in request.topics):
+            return refused(request.topics, ErrorCode.INVALID_REQUEST)
         if request.topics is None or (version == 0 and not request.topics):
             topics = [describe_topic(broker, broker.metadata.topics[name]) for name in sorted(broker.metadata.topics)]
         elif any(t.topic_id != ZERO_UUID for t in request.topics):
@@ -58,6 +67,14 @@ def make_handler(broker):
         )
 
     return handle
+
+
+def refused(asked: list, code: int) -> MetadataResponse:
+    """The whole request refused (Kafka's MetadataRequest.getErrorResponse): each topic
+    asked, with `code`, its id as asked and its name ("" for a null one)."""
+    return MetadataResponse(topics=[
+        Topic(error_code=code, name=t.name if t.name is not None else "", topic_id=t.topic_id, is_internal=False)
+        for t in asked])
 
 
 def alive_brokers(broker) -> list:

@@ -5,6 +5,9 @@ Kafka 4.1.1's answers, checked against the reference broker:
   the id it asked about, is_internal false, no partitions, listed before the known
   topics; once any topic is asked for by id the names are ignored (KafkaApis
   .handleTopicMetadataRequest).
+- v10 and v11 with a null name or a topic id (fields only v12 may use): every topic asked
+  gets INVALID_REQUEST, a null name becomes "", and the answer has no brokers, no cluster
+  id and controller -1 (MetadataRequest.getErrorResponse; tests/compat/test_metadata_refusals.py).
 - A Metadata request that auto-creates `__consumer_offsets` or `__transaction_state`
   creates it as its coordinator would (AutoTopicCreationManager.creatableTopic): the
   coordinator's partition count (`offsets.topic.num.partitions` /
@@ -62,6 +65,22 @@ def test_topics_by_id_unknown_first_and_names_ignored(kafka_broker):
     assert [(t.error_code, t.name, t.topic_id, len(t.partitions)) for t in answer] == [
         (ErrorCode.UNKNOWN_TOPIC_ID, None, unknown, 0), (ErrorCode.NONE, "by-id", known, 2)]
     assert "named-but-ignored" not in kafka_broker.call(lambda: list(kafka_broker.broker.metadata.topics))
+
+
+def test_below_v12_a_null_name_or_a_topic_id_refuses_the_request(kafka_broker):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("asked-below-v12", 1))
+    topic_id = uuid.uuid4()
+    for version in (10, 11):
+        for odd, shown in ((by_name(None), ""), (MetadataRequest.MetadataRequestTopic(name="x", topic_id=topic_id), "x")):
+            answer = client.request(METADATA, version, MetadataRequest(topics=[by_name("asked-below-v12"), odd],
+                                                                       allow_auto_topic_creation=False))
+            assert [(t.error_code, t.name, t.topic_id, t.is_internal, t.partitions) for t in answer.topics] == [
+                (ErrorCode.INVALID_REQUEST, "asked-below-v12", uuid.UUID(int=0), False, []),
+                (ErrorCode.INVALID_REQUEST, shown, odd.topic_id, False, [])]
+            assert (answer.brokers, answer.cluster_id, answer.controller_id) == ([], None, -1)
+    # the connection is still served
+    assert metadata(client, [by_name("asked-below-v12")]).topics[0].error_code == ErrorCode.NONE
 
 
 def test_metadata_creates_consumer_offsets_as_the_group_coordinator_does(kafka_broker_factory):
