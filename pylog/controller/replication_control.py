@@ -480,7 +480,7 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
         if topic.name in duplicates:
             continue
         try:
-            topic_records = _new_partitions(image, topic, rng)
+            topic_records = _new_partitions(image, topic, rng, budget)
             if len(topic_records) > budget:
                 raise BrokerError(ErrorCode.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
         except BrokerError as e:
@@ -495,8 +495,10 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
                             [] if request.validate_only else records)
 
 
-def _new_partitions(image: MetadataImage, topic, rng: random.Random) -> list[tuple[Message, int]]:
-    """The PartitionRecords of the partitions `topic` asks for, or BrokerError."""
+def _new_partitions(image: MetadataImage, topic, rng: random.Random, budget: int) -> list[tuple[Message, int]]:
+    """The PartitionRecords of the partitions `topic` asks for, or BrokerError. At most
+    `budget` + 1 partitions are placed: one more than the request may still add is enough
+    for the caller to refuse it, and a count of 2^31 - 1 costs no more than that."""
     info = image.topics_by_name.get(topic.name)
     if info is None:  # the code's default text: what Kafka's clients show for Kafka's answer
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -520,5 +522,5 @@ def _new_partitions(image: MetadataImage, topic, rng: random.Random) -> list[tup
         partitions = [_manual_partition(image, a.broker_ids, replication_factor, current + i)
                       for i, a in enumerate(topic.assignments)]
     else:
-        partitions = _placed_partitions(image, additional, replication_factor, rng)
+        partitions = _placed_partitions(image, min(additional, budget + 1), replication_factor, rng)
     return _partition_records(image, info.topic_id, current, partitions)

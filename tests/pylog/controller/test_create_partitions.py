@@ -129,3 +129,22 @@ def test_validate_only_and_the_per_request_budget():
     assert len(big.records) == 6_000
     commit(image, big)
     assert len(image.topics_by_name["a"].partitions) == 6_001 and len(image.topics_by_name["b"].partitions) == 1
+
+
+def test_a_count_far_beyond_the_budget_is_refused_without_placing_it(monkeypatch):
+    # CreatePartitions' count is any int32: 2^31 - 1 new partitions must cost no more than
+    # the request's budget of records (10,000) plus one, whose placement shows it is over
+    from pylog.controller import replication_control
+    asked = []
+    place = replication_control.place_replicas
+
+    def placing(brokers, count, replication_factor, rng):
+        asked.append(count)
+        assert count <= 10_001, f"asked to place {count} partitions"
+        return place(brokers, count, replication_factor, rng)
+
+    image = with_topic(cluster(1), "a", 1, 1)
+    monkeypatch.setattr(replication_control, "place_replicas", placing)
+    result = create_partitions(image, grow(Grow(name="a", count=2**31 - 1, assignments=None)), random.Random(0))
+    assert answers(result) == [("a", ErrorCode.POLICY_VIOLATION, "Unable to perform excessively large batch operation.")]
+    assert result.records == [] and asked == [10_001]
