@@ -52,7 +52,7 @@ from storage.checkpoint import write_file_atomically
 META_PROPERTIES = "meta.properties"
 PARTITION_METADATA = "partition.metadata"
 
-_LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")   # the whole name (fullmatch): "$" would pass a last newline
 MAX_TOPIC_NAME_LENGTH = 249
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
@@ -65,7 +65,7 @@ def topic_name_problem(name: str) -> str | None:
         reason = f"'{name}' is not allowed"
     elif len(name) > MAX_TOPIC_NAME_LENGTH:
         reason = f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
-    elif not _LEGAL_TOPIC.match(name):
+    elif not _LEGAL_TOPIC.fullmatch(name):
         reason = f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
     else:
         return None

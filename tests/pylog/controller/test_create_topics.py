@@ -151,7 +151,7 @@ def test_every_refusal_in_one_request_with_kafkas_codes_and_messages():
     commit(image, create_topics(image, request(topic("a.b")), SETTINGS, random.Random(0)))
     topics = [
         topic("dup"), topic("dup"),
-        topic("a_b"), topic("a.b"), topic(""), topic("x" * 250), topic("bad/name"),
+        topic("a_b"), topic("a.b"), topic(""), topic("x" * 250), topic("bad/name"), topic("newline\n"),
         topic("rf0", 1, 0), topic("rf-2", 1, -2), topic("p0", 0, 1), topic("p-2", -2, 1),
         topic("nullcfg", configs={"retention.ms": None}),
         topic("badcfg", configs={"cleanup.policy": "sometimes"}),
@@ -182,6 +182,9 @@ def test_every_refusal_in_one_request_with_kafkas_codes_and_messages():
         "bad/name": (ErrorCode.INVALID_TOPIC_EXCEPTION,
                      "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII "
                      "alphanumerics, '.', '_' and '-'"),
+        "newline\n": (ErrorCode.INVALID_TOPIC_EXCEPTION,   # a pattern's "$" would let the last newline in
+                      "Topic name is invalid: 'newline\n' contains one or more characters other than ASCII "
+                      "alphanumerics, '.', '_' and '-'"),
         "rf0": (ErrorCode.INVALID_REPLICATION_FACTOR,
                 "Replication factor must be larger than 0, or -1 to use the default value."),
         "rf-2": (ErrorCode.INVALID_REPLICATION_FACTOR,
