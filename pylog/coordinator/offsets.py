@@ -213,7 +213,7 @@ def offset_commit_key(group_id: str, topic: str, partition: int) -> bytes:
 
 
 def offset_commit_value(committed: CommittedOffset) -> bytes:
-    version = (OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION if committed.expire_timestamp_ms >= 0
+    version = (OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION if committed.expire_timestamp_ms != NO_TIMESTAMP
                else OFFSET_COMMIT_VALUE_WRITE_VERSION)
     value = OffsetCommitValue(offset=committed.offset, leader_epoch=committed.leader_epoch,
                               metadata=committed.metadata, commit_timestamp=committed.commit_timestamp_ms,
@@ -809,6 +809,6 @@ class OffsetStore:
         return result
 
     def _is_expired(self, committed: CommittedOffset, base_timestamp_ms: int, now_ms: int) -> bool:
-        if committed.expire_timestamp_ms >= 0:        # an explicit expire timestamp (v1 value)
+        if committed.expire_timestamp_ms != NO_TIMESTAMP:   # an explicit expire timestamp (v1 value)
             return now_ms >= committed.expire_timestamp_ms
         return now_ms - base_timestamp_ms >= self.retention_ms

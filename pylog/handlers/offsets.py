@@ -26,7 +26,9 @@ OffsetCommit, per partition, in this order:
   NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads) through the group check.
   The commit timestamp is the broker's clock, or v1's per-partition `commit_timestamp` if
   not -1. v2-v4 `retention_time_ms` != -1 sets an explicit expire timestamp (now +
-  retention; the record is then written as OffsetCommitValue v1, as Kafka does). Null
+  retention, summed as Java's longs are, so one that overflows wraps to a past time and
+  the offset expires at the next check; the record is then written as OffsetCommitValue
+  v1, as Kafka does). Null
   metadata is stored as "".
 
 OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
@@ -101,7 +103,7 @@ def make_offset_commit_handler(broker):
 
 
 async def commit(broker, request, version: int, now: int, pending) -> None:
-    from pylog.coordinator.offsets import CommittedOffset
+    from pylog.coordinator.offsets import NO_TIMESTAMP, CommittedOffset
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
@@ -112,9 +114,10 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
             answer.error_code = error
         return
     store = broker.offset_store
-    expire_timestamp = -1
+    expire_timestamp = NO_TIMESTAMP
     if 2 <= version <= 4 and request.retention_time_ms != DEFAULT_RETENTION_TIME:
-        expire_timestamp = now + request.retention_time_ms
+        # a Java long sum, as Kafka's: a retention that overflows wraps to a past time
+        expire_timestamp = (now + request.retention_time_ms + (1 << 63)) % (1 << 64) - (1 << 63)
     offsets: dict[tuple[str, int], CommittedOffset] = {}
     stored = []
     for topic, answer, p in pending:

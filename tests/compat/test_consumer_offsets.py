@@ -4,7 +4,8 @@ One pylog and one Kafka, fresh for this module, get the same group operations:
 
 - a simple commit (generation -1, no member: the admin client's or an `assign()`
   consumer's), with metadata and a leader epoch, and OffsetCommit v2 with a retention time
-  (Kafka writes OffsetCommitValue v1 with an expire timestamp for it);
+  (Kafka writes OffsetCommitValue v1 with an expire timestamp for it), once with a
+  retention near Long.MAX_VALUE, whose expire timestamp wraps to a past time;
 - a group formed by raw requests: JoinGroup v5 (MEMBER_ID_REQUIRED, then the join with
   the id), a pause, SyncGroup, a member commit, LeaveGroup;
 - a kafka-python consumer that subscribes, commits what it read and closes;
@@ -216,6 +217,8 @@ def same_operations(broker) -> None:
         commit(client, 8, "simple", {("orders", 0): (5, "m", 3), ("orders", 1): (6, None, -1),
                                      ("doomed", 0): (7, "", -1)})
         commit(client, 2, "retained", {("orders", 0): (8, "kept an hour", -1)}, retention_ms=3_600_000)
+        # a retention near Long.MAX_VALUE: the expire timestamp wraps, as Java's long sum does
+        commit(client, 2, "wrapped", {("orders", 1): (9, "", -1)}, retention_ms=(1 << 63) - 2)
     with MemberClient(broker.bootstrap_servers, timeout_s=90) as client:
         form_group_and_leave(client, "joined")
     # before the deletion: a consumer whose metadata changes while it is the leader rejoins

@@ -352,6 +352,19 @@ def test_v1_commit_timestamp_and_v2_retention_are_stored(embedded):
     assert before - 1000 <= v2.commit_timestamp_ms <= int(time.time() * 1000)
 
 
+def test_a_retention_that_overflows_wraps_as_javas_long_sum(embedded):
+    # Kafka adds the retention to its clock in a Java long: near Long.MAX_VALUE the expire
+    # timestamp wraps to a past time, which is stored (value v1) and expires the offset
+    embedded.call(lambda: embedded.broker.create_topic("wrap", 1))
+    retention = (1 << 63) - 2
+    with WireClient(embedded.bootstrap_servers) as client:
+        response = client.request(8, 2, commit_request("wrap-v2", {("wrap", 0): (5, "", -1, -1)}, retention=retention))
+        assert commit_errors(response) == {("wrap", 0): ErrorCode.NONE}
+        assert fetch_single(client, 2, "wrap-v2", {"wrap": [0]})[("wrap", 0)][0] == 5   # still served
+    stored = embedded.call(store_of(embedded).committed, "wrap-v2")[("wrap", 0)]
+    assert stored.expire_timestamp_ms == stored.commit_timestamp_ms + retention - (1 << 64) < 0
+
+
 def test_offset_fetch_all_partitions_and_several_groups(embedded):
     embedded.call(lambda: embedded.broker.create_topic("a", 2))
     embedded.call(lambda: embedded.broker.create_topic("b", 1))

@@ -569,6 +569,15 @@ def test_explicit_expire_timestamp_wins_over_retention(embedded):
     assert on_loop(embedded, store.expire, T0 + 1000).expired == {"g": [("t", 0)]}
 
 
+def test_a_past_explicit_expire_timestamp_is_written_as_value_v1_and_expires_at_once(embedded):
+    # what an OffsetCommit v2-4 retention near Long.MAX_VALUE wraps to (Kafka's long sum)
+    store = new_store(embedded)
+    commit_at(embedded, store, "g", [("t", 0)], T0, expire_ms=-(1 << 62))
+    (_, records), = stored_batches(embedded.data_dir, abs(java_hash("g")) % 5)
+    assert decode_offset_value(records[0][3])["version"] == 1
+    assert on_loop(embedded, store.expire, T0).expired == {"g": [("t", 0)]}
+
+
 def test_empty_group_expires_counting_from_when_it_became_empty(embedded):
     store = new_store(embedded)
     commit_at(embedded, store, "g", [("t", 0)], T0)
