@@ -437,6 +437,13 @@ class Broker:
         else:
             self.group_coordinator.on_resigned(index, leader_epoch)
 
+    def on_offsets_topic_deleted(self, indexes: list[int]) -> None:
+        """`__consumer_offsets` was deleted: the group coordinator, if there is one, gives
+        up the groups of each of its partitions and forgets their epochs."""
+        if self._group_coordinator is not None:
+            for index in indexes:
+                self._group_coordinator.on_deleted(index)
+
     # -- advertised address ------------------------------------------------------------
 
     def advertised_address(self) -> tuple[str, int]:

@@ -6,7 +6,9 @@ with what it published last and acts on the differences, in this order:
 
     1. the topic view the handlers read (BrokerMetadata.topics) is rebuilt;
     2. a topic gone (RemoveTopicRecord), or one whose id changed: its local logs are
-       deleted and the group coordinator forgets their committed offsets;
+       deleted and the group coordinator forgets their committed offsets; for
+       `__consumer_offsets` itself, the coordinator first gives up the groups of each of
+       its partitions, whoever led them (`on_deleted`);
     3. the dynamic broker configs (BROKER resources "" and this node's id) changed: the
        broker's config takes them (`Broker.set_dynamic_broker_configs`: new topic
        defaults for every log, the cleaner's settings); topic configs changed: the logs
@@ -246,6 +248,8 @@ class MetadataPublisher:
         for topic_id, (name, partitions) in list(self._topics.items()):
             if topic_id not in image.topics:
                 broker.log_dir_failures.forget_topic(name)
+                if name == OFFSETS_TOPIC:   # its groups go first (Kafka: onResignation without an epoch)
+                    broker.on_offsets_topic_deleted(sorted(partitions))
                 broker.remove_topic_logs(name, sorted(partitions))
                 del self._topics[topic_id]
                 self._configs.pop(name, None)

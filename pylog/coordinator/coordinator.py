@@ -26,7 +26,9 @@ pure machine leaves out:
   (`store.load_partition`), rebuild its groups, ACTIVE. `on_resigned(index, leader_epoch)`
   gives its groups up as `shutdown()` does for all (parked JoinGroup/SyncGroup answered
   NOT_COORDINATOR, timers cancelled) and has the store forget them. An epoch not above
-  the last one seen for the partition is stale (or a repeat) and changes nothing. A
+  the last one seen for the partition is stale (or a repeat) and changes nothing.
+  `on_deleted(index)` (the topic was deleted) gives the groups up too, whatever the epoch,
+  and forgets the epoch, so that a `__consumer_offsets` created again starts afresh. A
   coordinator built with `leads_every_partition=True` (the single-node broker) serves every
   partition never named in those calls; `load()` at start is then the load of all;
 - replication: a write counts once the high watermark of its partition passes it
@@ -262,6 +264,23 @@ class GroupCoordinator:
             log.info("%s-%d: resignation at leader epoch %d ignored (epoch %d seen)", OFFSETS_TOPIC, index,
                      leader_epoch, self.partitions.get(index).leader_epoch)
             return False
+        count = self._give_up(index)
+        log.info("%s-%d: resigned at leader epoch %d; %d group(s) unloaded", OFFSETS_TOPIC, index, leader_epoch,
+                 count)
+        return True
+
+    def on_deleted(self, index: int) -> None:
+        """`__consumer_offsets` partition `index` is gone (the topic was deleted): its groups
+        are given up as on a resignation, whatever the epoch (Kafka's onResignation without
+        one), and its epoch is forgotten, so that the topic created again is elected afresh."""
+        self.partitions.forget(index)
+        count = self._give_up(index)
+        if count:
+            log.info("%s-%d: deleted; %d group(s) unloaded", OFFSETS_TOPIC, index, count)
+
+    def _give_up(self, index: int) -> int:
+        """Stop a load under way, unload the partition's groups, have the store forget
+        them; how many groups there were."""
         load = self._loads.pop(index, None)
         if load is not None:
             load.cancel()
@@ -269,9 +288,7 @@ class GroupCoordinator:
         self._unload(groups)
         if self.store is not None:
             self.store.unload_partition(index)
-        log.info("%s-%d: resigned at leader epoch %d; %d group(s) unloaded", OFFSETS_TOPIC, index, leader_epoch,
-                 len(groups))
-        return True
+        return len(groups)
 
     async def _load_partition(self, index: int, leader_epoch: int) -> None:
         """The load `on_elected` starts; a failed one leaves the partition NOT_COORDINATOR

@@ -17,6 +17,8 @@ Transitions, each carrying the partition's leader epoch:
     loaded(index, epoch)   LOADING -> ACTIVE, only if `epoch` is still the current one
     failed(index, epoch)   LOADING -> NOT_COORDINATOR (the load could not finish), same rule
     resign(index, epoch)   -> NOT_COORDINATOR (a new term)
+    forget(index)          -> NOT_COORDINATOR (a new term) with no epoch: the topic was
+                           deleted, and the one created again is elected from epoch 0
 
 A *term* is one uninterrupted stretch of leadership: it changes at every resignation and
 at every election that starts a load, not at an epoch bump while this broker keeps
@@ -125,3 +127,7 @@ class CoordinatorPartitions:
             return False
         self._partitions[index] = PartitionLeadership(LoadState.NOT_COORDINATOR, leader_epoch, current.term + 1)
         return True
+
+    def forget(self, index: int) -> None:
+        current = self.get(index)
+        self._partitions[index] = PartitionLeadership(LoadState.NOT_COORDINATOR, NO_EPOCH, current.term + 1)

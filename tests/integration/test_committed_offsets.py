@@ -535,3 +535,40 @@ def test_a_deleted_and_recreated_topic_does_not_resume_at_old_offsets(embedded):
     with WireClient(embedded.bootstrap_servers) as client:
         assert fetch_single(client, 7, "g-simple", None) == {("other", 0): (7, "kept", -1, 0)}
         assert fetch_single(client, 7, "g-second", None) == {}
+
+
+def test_deleting_the_offsets_topic_takes_its_groups_with_it(tmp_path, caplog):
+    # Kafka's broker resigns every partition of a deleted __consumer_offsets: its groups are
+    # given up (NOT_COORDINATOR), and the topic FindCoordinator creates again starts empty
+    # (tests/compat/test_offsets_topic_deleted.py shows Kafka doing the same)
+    from protocol.messages import DeleteTopicsRequest, FindCoordinatorRequest
+    broker = EmbeddedBroker(tmp_path / "data")   # a test broker: 5 partitions of __consumer_offsets
+    broker.start()
+    try:
+        broker.call(lambda: broker.broker.create_topic("orders", 1))
+        broker.call(lambda: broker.broker.create_topic("other", 1))
+        with WireClient(broker.bootstrap_servers) as client:
+            assert client.request(10, 3, FindCoordinatorRequest(key="g", key_type=0)).error_code == 0
+            assert commit_errors(client.request(8, 8, commit_request("g", {("orders", 0): (7, "", -1, -1)}))) == {
+                ("orders", 0): ErrorCode.NONE}
+            assert fetch_single(client, 7, "g", {"orders": [0]})[("orders", 0)][0] == 7
+
+            def delete(topic):
+                (result,) = client.request(20, 4, DeleteTopicsRequest(topic_names=[topic], timeout_ms=30_000)).responses
+                assert result.error_code == 0
+
+            delete(OFFSETS_TOPIC)
+            response = client.request(9, 7, OffsetFetchRequest(group_id="g", topics=None))
+            assert response.error_code == ErrorCode.NOT_COORDINATOR
+            assert broker.call(lambda: broker.broker.offset_store.group_ids()) == set()
+            with caplog.at_level("WARNING"):
+                delete("other")   # no group holds offsets of it any more: nothing to write, nothing fails
+            assert [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")] == []
+            assert client.request(10, 3, FindCoordinatorRequest(key="g", key_type=0)).error_code == 0
+            assert fetch_single(client, 7, "g", {"orders": [0]})[("orders", 0)][0] == -1
+            # the new topic's partitions were elected from epoch 0: the group is served again
+            assert commit_errors(client.request(8, 8, commit_request("g", {("orders", 0): (9, "", -1, -1)}))) == {
+                ("orders", 0): ErrorCode.NONE}
+            assert fetch_single(client, 7, "g", {"orders": [0]})[("orders", 0)][0] == 9
+    finally:
+        broker.stop()
