@@ -617,11 +617,13 @@ def _decode_record(data: memoryview, position: int, header: BatchHeader,
 
 
 def _read_nullable_bytes(body: memoryview, position: int) -> tuple[bytes | None, int]:
+    """A key, value or header value: any negative length means null (Kafka's
+    DefaultRecord reads it so, and so does protocol.record_scan)."""
     length, position = read_varint(body, position)
-    if length == -1:
+    if length < 0:
         return None, position
     end = position + length
-    if length < -1 or end > len(body):
+    if end > len(body):
         raise InvalidRecord(f"record field length {length} does not fit the record")
     return bytes(body[position:end]), end
 

@@ -30,12 +30,13 @@ HEADER = struct.Struct(">qiibIhiqqqhii")  # the 61-byte batch header, in layout 
 
 def record_bytes(offset_delta: int = 0, timestamp_delta: int = 0, key: bytes | None = b"k",
                  value: bytes | None = b"v", headers=(), *, length_adjust: int = 0,
-                 header_count: int | None = None, attributes: int = 0) -> bytes:
-    """One record's bytes (see protocol/records.py "Record layout"); the knobs break it."""
+                 header_count: int | None = None, attributes: int = 0, null_length: int = -1) -> bytes:
+    """One record's bytes (see protocol/records.py "Record layout"); the knobs break it.
+    A None key or value is written with length `null_length` (any negative one is null)."""
     body = bytearray([attributes])
     body += encode_varlong(timestamp_delta) + encode_varint(offset_delta)
     for data in (key, value):
-        body += encode_varint(-1) if data is None else encode_varint(len(data)) + data
+        body += encode_varint(null_length) if data is None else encode_varint(len(data)) + data
     body += encode_varint(len(headers) if header_count is None else header_count)
     for name, header_value in headers:
         body += encode_varint(len(name)) + name
@@ -206,6 +207,18 @@ def shapes(now_ms: int | None = None) -> list[Shape]:
               record_errors=((1, keyless),),
               message=many_errors.format(n=1, errors="RecordError(batchIndex=1, message='" + keyless + "')"),
               topic_configs={"cleanup.policy": "compact"}),
+        Shape("a key of length -5 (null, as any negative length) on a compacted topic",
+              raw_batch(record_bytes(0) + record_bytes(1, key=None, null_length=-5), records_count=2,
+                        last_offset_delta=1, base_timestamp=now), ErrorCode.INVALID_RECORD,
+              record_errors=((1, keyless),),
+              message=many_errors.format(n=1, errors="RecordError(batchIndex=1, message='" + keyless + "')"),
+              topic_configs={"cleanup.policy": "compact"}),
+        Shape("a value of length -38 (null) in a record two hours ahead",
+              raw_batch(record_bytes(0, value=None, null_length=-38), records_count=1, last_offset_delta=0,
+                        base_timestamp=now + 2 * hour), ErrorCode.INVALID_TIMESTAMP,
+              record_errors=((0, "Timestamp {ts} of message with offset 0 is out of range. "
+                                 "The timestamp should be within [{low}, {high}]"),),
+              message="One or more records have been rejected due to invalid timestamp"),
         Shape("keyless records in a compressed batch on a compacted topic",
               raw_batch(record_bytes(0, key=None) + record_bytes(1, key=None) + record_bytes(2)
                         + record_bytes(3, key=None) + record_bytes(4, key=None),
