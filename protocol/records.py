@@ -127,9 +127,10 @@ from protocol.record_scan import iter_key_values as iter_key_values_of_records
 
 __all__ = [
     "BATCH_HEADER_SIZE", "LOG_OVERHEAD", "MAGIC", "MIN_BATCH_LENGTH",
-    "BatchHeader", "Compression", "ControlType", "Record", "TimestampType",
+    "BatchHeader", "Compression", "ControlType", "PartialRecord", "Record", "TimestampType",
     "build_batch", "build_control_batch", "build_empty_batch", "build_retained_batch", "check_magic", "compute_crc",
-    "iter_batch_headers", "iter_batches", "iter_key_values", "iter_records", "read_batch_header",
+    "iter_batch_headers", "iter_batches", "iter_key_values", "iter_partial_records", "iter_records",
+    "read_batch_header",
     "read_control_record", "stamp_base_offset", "stamp_log_append_time", "stamp_max_timestamp",
     "stamp_partition_leader_epoch", "validate_batch",
 ]
@@ -552,6 +553,68 @@ def iter_records(buf, position: int = 0, *,
         yield record
     if record_position != len(data):
         raise InvalidRecord(f"{len(data) - record_position} bytes follow the batch's last record")
+
+
+class PartialRecord(NamedTuple):
+    """A record read as Kafka reads those of a compressed batch it keeps as it came
+    (DefaultRecord.readPartiallyFrom): its length prefix read and not checked, its key,
+    value and headers skipped and the key's and value's sizes kept (negative: null)."""
+
+    offset: int
+    timestamp: int
+    key_size: int
+    value_size: int
+
+
+def iter_partial_records(buf, position: int = 0, *,
+                         max_decompressed_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,
+                         ) -> Iterator[PartialRecord]:
+    """Yield the records of the batch at `position` as PartialRecords: the fields follow
+    one another whatever each record's length prefix says (protocol.record_scan's lenient
+    reading, which Kafka validates such a batch with). A field running past the data, a
+    negative header count or header name size, or bytes after the last record raise
+    InvalidRecord; the header checks and decompression are `iter_records`'."""
+    header, data = _records_data(buf, position, max_decompressed_bytes, memoryview)
+    log_append_time = (header.max_timestamp
+                       if header.timestamp_type is TimestampType.LOG_APPEND_TIME else None)
+    cursor = 0
+    for index in range(header.records_count):
+        try:
+            _, cursor = read_varint(data, cursor)   # the length prefix
+            if cursor >= len(data):
+                raise BufferUnderflow("the record ends before its attributes")
+            timestamp_delta, cursor = read_varlong(data, cursor + 1)
+            offset_delta, cursor = read_varint(data, cursor)
+            key_size, cursor = _skipped_field(data, cursor)
+            value_size, cursor = _skipped_field(data, cursor)
+            header_count, cursor = read_varint(data, cursor)
+            if header_count < 0:
+                raise InvalidRecord(f"Found invalid number of record headers {header_count}")
+            for _ in range(header_count):
+                name_size, cursor = read_varint(data, cursor)
+                if name_size < 0:
+                    raise InvalidRecord(f"Invalid negative header key size {name_size}")
+                cursor = _skipped_field(data, cursor, name_size)[1]
+                cursor = _skipped_field(data, cursor)[1]
+        except (BufferUnderflow, InvalidVarint) as error:
+            raise InvalidRecord(f"record {index} of the batch is malformed: {error}") from None
+        timestamp = log_append_time if log_append_time is not None else header.base_timestamp + timestamp_delta
+        yield PartialRecord(header.base_offset + offset_delta, timestamp, key_size, value_size)
+    if cursor != len(data):
+        raise InvalidRecord(f"{len(data) - cursor} bytes follow the batch's last record")
+
+
+def _skipped_field(data: memoryview, cursor: int, size: int | None = None) -> tuple[int, int]:
+    """Skip a field of `size` bytes (read from its varint prefix when None; a negative one
+    is null and takes none); return the size and the position after it."""
+    if size is None:
+        size, cursor = read_varint(data, cursor)
+    if size > 0:
+        if cursor + size > len(data):
+            raise InvalidRecord(f"Reached end of input stream before skipping all bytes. Remaining bytes:"
+                                f"{cursor + size - len(data)}")
+        cursor += size
+    return size, cursor
 
 
 def iter_key_values(buf, position: int = 0, *,

@@ -63,6 +63,7 @@ from protocol.records import (
     BatchHeader,
     TimestampType,
     build_batch,
+    iter_partial_records,
     iter_records,
     read_batch_header,
     stamp_max_timestamp,
@@ -222,9 +223,9 @@ def validate_records(view: memoryview, headers: list[tuple[int, BatchHeader]], c
                 data = decompress(codec, records_area, DEFAULT_MAX_DECOMPRESSED_BYTES)
             except ProtocolError as exc:
                 raise UnreadableBatch(f"Failed to decompress record stream: {exc}") from exc
+        strict_lengths = codec == Compression.NONE or not in_place
         try:
-            scan = scan_records(data, header.records_count,
-                                strict_lengths=codec == Compression.NONE or not in_place)
+            scan = scan_records(data, header.records_count, strict_lengths=strict_lengths)
         except InvalidRecord as exc:
             raise InvalidBatch(str(exc), position) from exc
         if codec != Compression.NONE and in_place and scan.first_out_of_order_index >= 0:
@@ -232,7 +233,7 @@ def validate_records(view: memoryview, headers: list[tuple[int, BatchHeader]], c
             raise UnreadableBatch(f"the compressed records of the batch at position {position} have offset "
                                   f"deltas that are not 0..{header.records_count - 1}")
         _check_timestamps_and_keys(view, position, header, scan.min_timestamp_delta, scan.max_timestamp_delta,
-                                   scan.first_keyless_index, config, now_ms, partition)
+                                   scan.first_keyless_index, config, now_ms, partition, strict_lengths)
         if in_place:
             header = _set_max_timestamp(view, position, header, scan.max_timestamp_delta, config)
         else:
@@ -266,9 +267,10 @@ def _check_client_batch(header: BatchHeader, position: int, partition: str) -> N
 
 
 def _check_timestamps_and_keys(view, position: int, header: BatchHeader, min_delta: int, max_delta: int,
-                               first_keyless: int, config: LogConfig, now_ms: int, partition: str) -> None:
+                               first_keyless: int, config: LogConfig, now_ms: int, partition: str,
+                               strict_lengths: bool) -> None:
     """The per-record rules, decided from the scan's numbers; only a batch that may break
-    one is decoded, to name the records that do."""
+    one is decoded, to name the records that do, read as the scan read them."""
     suspect = config.compact and first_keyless >= 0
     batch_log_append_time = header.attributes & TIMESTAMP_TYPE_BIT
     if config.log_append_time:
@@ -281,16 +283,25 @@ def _check_timestamps_and_keys(view, position: int, header: BatchHeader, min_del
         suspect = (suspect or now_ms - lowest > config.message_timestamp_before_max_ms
                    or highest - now_ms > config.message_timestamp_after_max_ms)
     if suspect:
-        _raise_record_errors(view, position, config, now_ms, partition)
+        _raise_record_errors(view, position, config, now_ms, partition, strict_lengths)
 
 
-def _raise_record_errors(view, position: int, config: LogConfig, now_ms: int, partition: str) -> None:
+def _raise_record_errors(view, position: int, config: LogConfig, now_ms: int, partition: str,
+                         strict_lengths: bool) -> None:
+    """Name the records that break a rule. Kafka names them from the records it checked:
+    whole ones (DefaultRecord), or for a compressed batch it keeps as it came the partial
+    ones of its lenient reading (PartialDefaultRecord: key and value skipped, their sizes
+    shown as read)."""
     before_ms, after_ms = config.message_timestamp_before_max_ms, config.message_timestamp_after_max_ms
     errors: list[tuple[int, str]] = []
     any_timestamp_error = False
     batch_log_append_time = read_batch_header(view, position).timestamp_type is TimestampType.LOG_APPEND_TIME
-    for index, record in enumerate(iter_records(view, position)):
-        if config.compact and record.key is None:
+    if strict_lengths:
+        records = ((r, r.key is not None, _java_record_text) for r in iter_records(view, position))
+    else:
+        records = ((r, r.key_size >= 0, _java_partial_record_text) for r in iter_partial_records(view, position))
+    for index, (record, has_key, text) in enumerate(records):
+        if config.compact and not has_key:
             errors.append((index, f"Compacted topic cannot accept message without key in topic partition "
                                   f"{partition}"))
         elif not config.log_append_time:
@@ -302,7 +313,7 @@ def _raise_record_errors(view, position: int, config: LogConfig, now_ms: int, pa
                                       f"{_java_long(now_ms + after_ms)}]"))
         elif batch_log_append_time:
             any_timestamp_error = True
-            errors.append((index, f"Invalid timestamp type in message {_java_record_text(record)}. Producer "
+            errors.append((index, f"Invalid timestamp type in message {text(record)}. Producer "
                                   f"should not set timestamp type to LogAppendTime."))
     if not errors:
         return
@@ -322,6 +333,11 @@ def _java_record_text(record) -> str:
     key = 0 if record.key is None else len(record.key)
     value = 0 if record.value is None else len(record.value)
     return f"DefaultRecord(offset={record.offset}, timestamp={record.timestamp}, key={key} bytes, value={value} bytes)"
+
+
+def _java_partial_record_text(record) -> str:
+    return (f"PartialDefaultRecord(offset={record.offset}, timestamp={record.timestamp}, key={record.key_size} bytes, "
+            f"value={record.value_size} bytes)")
 
 
 def _set_max_timestamp(view, position: int, header: BatchHeader, max_delta: int,

@@ -11,8 +11,8 @@ from protocol.errors import InvalidRecord
 from protocol.compression import Compression
 from protocol.record_scan import iter_key_values as iter_key_values_of_records
 from protocol.record_scan import scan_records
-from protocol.records import RECORDS_POSITION, build_batch, iter_key_values, iter_records
-from tests.pylog.batch_shapes import record_bytes
+from protocol.records import RECORDS_POSITION, build_batch, iter_key_values, iter_partial_records, iter_records
+from tests.pylog.batch_shapes import raw_batch, record_bytes
 
 BASE_MS = 1_700_000_000_000
 
@@ -83,11 +83,26 @@ def test_offset_deltas_of_one_two_and_three_bytes(misplaced):
 def test_malformed_records(data, count, strict_error, lenient_error):
     with pytest.raises(InvalidRecord, match=strict_error):
         scan_records(data, count, strict_lengths=True)
+    # the partial records (what the validator names errors from) are read as leniently
+    batch = raw_batch(data, records_count=count, last_offset_delta=count - 1, base_timestamp=BASE_MS,
+                      compression=Compression.GZIP)
     if lenient_error is None:
         scan_records(data, count, strict_lengths=False)
+        assert len(list(iter_partial_records(batch))) == count
     else:
         with pytest.raises(InvalidRecord, match=lenient_error):
             scan_records(data, count, strict_lengths=False)
+        with pytest.raises(InvalidRecord):
+            list(iter_partial_records(batch))
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows, st.sampled_from(list(Compression)))
+def test_partial_records_match_the_decoded_records(rows, compression):
+    batch = build_batch(rows, timestamp_ms=BASE_MS, compression=compression, base_offset=7)
+    assert [tuple(r) for r in iter_partial_records(batch)] == [
+        (r.offset, r.timestamp, -1 if r.key is None else len(r.key), -1 if r.value is None else len(r.value))
+        for r in iter_records(batch)]
 
 
 # -- iter_key_values -------------------------------------------------------------------

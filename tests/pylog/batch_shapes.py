@@ -219,6 +219,22 @@ def shapes(now_ms: int | None = None) -> list[Shape]:
               record_errors=((0, "Timestamp {ts} of message with offset 0 is out of range. "
                                  "The timestamp should be within [{low}, {high}]"),),
               message="One or more records have been rejected due to invalid timestamp"),
+        Shape("a keyless record after one whose length prefix is wrong, compressed, on a compacted topic",
+              raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1, key=None), records_count=2,
+                        last_offset_delta=1, base_timestamp=now, compression=Compression.GZIP),
+              ErrorCode.INVALID_RECORD,
+              record_errors=((1, keyless),),
+              message=many_errors.format(n=1, errors="RecordError(batchIndex=1, message='" + keyless + "')"),
+              topic_configs={"cleanup.policy": "compact"}),
+        Shape("a compressed LogAppendTime batch from a client on a LogAppendTime topic",
+              raw_batch(record_bytes(0) + record_bytes(1, value=None), records_count=2, last_offset_delta=1,
+                        base_timestamp=now, attributes=0x08, compression=Compression.LZ4),
+              ErrorCode.INVALID_TIMESTAMP,
+              record_errors=tuple((i, f"Invalid timestamp type in message PartialDefaultRecord(offset={i}, "
+                                      f"timestamp={{ts}}, key=1 bytes, value={v} bytes). Producer should not set "
+                                      "timestamp type to LogAppendTime.") for i, v in ((0, 1), (1, -1))),
+              message="One or more records have been rejected due to invalid timestamp",
+              topic_configs={"message.timestamp.type": "LogAppendTime"}),
         Shape("keyless records in a compressed batch on a compacted topic",
               raw_batch(record_bytes(0, key=None) + record_bytes(1, key=None) + record_bytes(2)
                         + record_bytes(3, key=None) + record_bytes(4, key=None),
