@@ -6,6 +6,7 @@ nothing else in the broker decides which code an exception means.
 
 from __future__ import annotations
 
+from protocol import errors as protocol_errors
 from protocol.error_codes import ErrorCode
 from storage import errors as storage_errors
 
@@ -36,6 +37,10 @@ _CODES: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (storage_errors.UnsupportedCompressionType, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE),
     # Kafka's own answer to compressed data it cannot read back (see storage/errors.py)
     (storage_errors.UnreadableBatch, ErrorCode.UNKNOWN_SERVER_ERROR),
+    # a stored batch whose records cannot be read whole (Kafka's CorruptRecordException and
+    # InvalidRecordException): its CRC or lengths wrong, or a record malformed
+    (protocol_errors.CorruptRecord, ErrorCode.CORRUPT_MESSAGE),
+    (protocol_errors.InvalidRecord, ErrorCode.INVALID_RECORD),
     # the disk: a failed read or write of a log file (pylog/log_dir_failures.py)
     (OSError, ErrorCode.KAFKA_STORAGE_ERROR),
 )

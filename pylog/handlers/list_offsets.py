@@ -20,13 +20,20 @@ wait for tiered storage: nothing here waits.
 v0 answers with a list of offsets (`old_style_offsets`); v1+ with one offset and its
 timestamp; v4+ with the leader epoch, and checks the epoch the client believes in.
 Only the leader answers (`Partition.check_leader`): a follower says NOT_LEADER_OR_FOLLOWER.
+
+A lookup by time reads the records of a batch whole. One it cannot read (a compressed
+batch kept as it came, whose record lengths only the lenient reading of its append let
+pass: storage/log_validator.py) answers INVALID_RECORD for that partition, as Kafka's
+does; a failed read of the file, KAFKA_STORAGE_ERROR.
 """
 
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
+from protocol.errors import InvalidRecord
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
+from pylog.errors import error_code_for
 from pylog.partition import NO_LEADER_EPOCH
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
@@ -67,12 +74,16 @@ def lookup(broker, topic: str, request, isolation_level: int, version: int,
         offset = partition.log_start_offset
     elif request.timestamp == LATEST:
         offset = end
-    elif request.timestamp == MAX_TIMESTAMP:
-        timestamp, offset = max_timestamp(partition)
-    elif request.timestamp >= 0:
-        found = partition.log.offset_for_timestamp(request.timestamp)
-        if found is not None and found.offset < end:
-            timestamp, offset = found.timestamp_ms, found.offset
+    else:
+        try:
+            if request.timestamp == MAX_TIMESTAMP:
+                timestamp, offset = max_timestamp(partition)
+            elif request.timestamp >= 0:
+                found = partition.log.offset_for_timestamp(request.timestamp)
+                if found is not None and found.offset < end:
+                    timestamp, offset = found.timestamp_ms, found.offset
+        except (InvalidRecord, OSError) as exc:   # a batch whose records cannot be read whole; the disk
+            return PartitionResponse(partition_index=index, error_code=error_code_for(exc))
     return PartitionResponse(partition_index=index, error_code=ErrorCode.NONE, timestamp=timestamp, offset=offset,
                              leader_epoch=partition.leader_epoch if offset >= 0 else -1,
                              old_style_offsets=[offset] if offset >= 0 else [])

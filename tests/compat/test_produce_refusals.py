@@ -129,3 +129,32 @@ def test_the_stored_batch_is_kafkas(both, compat_table, topic_codec, sent):
     assert headers["pylog"]._replace(crc=0, batch_length=0) == headers["kafka"]._replace(crc=0, batch_length=0)
     if byte_for_byte:
         assert stored["pylog"] == stored["kafka"]
+
+
+def test_listoffsets_over_a_batch_kept_with_a_wrong_record_length(both, compat_table):
+    """A compressed batch kept as it came passes the lenient reading (a record's length
+    prefix unchecked); a ListOffsets by timestamp then reads its records whole."""
+    from protocol.messages import ListOffsetsRequest
+    from tests.pylog.batch_shapes import raw_batch, record_bytes
+    topic = unique("lenient-kept")
+    now = int(time.time() * 1000)
+    batch = raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1, timestamp_delta=5), records_count=2,
+                      last_offset_delta=1, base_timestamp=now, compression=Compression.GZIP)
+    Partition = ListOffsetsRequest.ListOffsetsPartition
+    answers = {}
+    for name, broker in both.items():
+        with WireClient(broker.bootstrap_servers) as client:
+            create_topic(client, topic, {})
+            stored = produce(client, topic, batch, 9)
+            found = []
+            for timestamp in (now + 3, -3, -1):
+                request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsRequest.ListOffsetsTopic(
+                    name=topic, partitions=[Partition(partition_index=0, timestamp=timestamp)])])
+                (answer,) = client.request(2, 7, request).topics[0].partitions
+                found.append((timestamp - now if timestamp > 0 else timestamp, answer.error_code, answer.offset))
+            answers[name] = (stored.error_code, found)
+    same = answers["pylog"] == answers["kafka"]
+    compat_table.record("client", "ListOffsets over a kept batch with a wrong record length", str(answers["pylog"]),
+                        str(answers["kafka"]), "same" if same else "differs")
+    assert answers["pylog"] == answers["kafka"], answers
+    assert answers["kafka"] == (0, [(3, 87, -1), (-3, 87, -1), (-1, 0, 2)])   # INVALID_RECORD where read whole

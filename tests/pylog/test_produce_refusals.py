@@ -66,3 +66,32 @@ def test_shape_gets_kafkas_answer(broker, shape):
         assert answer.base_offset == 0 and log_end_offset > 0
     else:
         assert log_end_offset == 0, "a refused batch wrote nothing"
+
+
+def test_listoffsets_by_time_over_a_kept_batch_whose_records_cannot_be_read_whole(broker):
+    # the lenient reading keeps a compressed batch whose first record's length prefix is
+    # wrong; a lookup by time reads its records whole and fails: INVALID_RECORD for the
+    # partition, as Kafka answers (tests/compat/test_produce_refusals.py), the connection kept
+    import time
+
+    from protocol.compression import Compression
+    from protocol.messages import ListOffsetsRequest
+    from tests.pylog.batch_shapes import raw_batch, record_bytes
+
+    broker.call(lambda: broker.broker.create_topic("kept-lenient", 1))
+    now = int(time.time() * 1000)
+    batch = raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1, timestamp_delta=5), records_count=2,
+                      last_offset_delta=1, base_timestamp=now, compression=Compression.GZIP)
+    client = RawClient(broker.bootstrap_servers)
+    try:
+        assert produce(client, "kept-lenient", batch, 9).error_code == ErrorCode.NONE
+        answers = []
+        for timestamp in (now + 3, -3, -1):
+            request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsRequest.ListOffsetsTopic(
+                name="kept-lenient", partitions=[ListOffsetsRequest.ListOffsetsPartition(partition_index=0,
+                                                                                         timestamp=timestamp)])])
+            (answer,) = client.request(2, 7, request).topics[0].partitions
+            answers.append((answer.error_code, answer.offset))
+        assert answers == [(ErrorCode.INVALID_RECORD, -1), (ErrorCode.INVALID_RECORD, -1), (ErrorCode.NONE, 2)]
+    finally:
+        client.close()
