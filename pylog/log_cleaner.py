@@ -17,7 +17,12 @@ this module decides when and where it runs:
                       abandons the pass if the log's segments changed meanwhile
     checkpoint        `cleaner-offset-checkpoint`: the log's new first dirty offset
 
-and sleeps `log.cleaner.backoff.ms` when no log is cleanable. `log.cleaner.threads`
+and sleeps `log.cleaner.backoff.ms` when no log is cleanable. A pass that fails with
+anything but a disk error (an OSError, tried again at a later pass) marks its partition
+uncleanable, with one WARNING and the traceback: no later pass picks it, so that one log
+the cleaner cannot read (a compressed batch kept as it came whose records cannot be read
+whole) does not take every pass from the others; deleting the partition clears the mark
+(Kafka's markPartitionUncleanable, until a restart). `log.cleaner.threads`
 passes run at once (Kafka's default, 1; 0 runs none), each on its own thread of a pool
 of that size, never two on one log. Between two passes a worker also applies retention to
 the `compact,delete` logs no pass holds (Kafka's cleaner threads do: the broker's
@@ -78,6 +83,7 @@ class LogCleaner:
         self.checkpoint: CleanerCheckpoint | None = None
         self.in_progress: dict[tuple[str, int], object] = {}   # partition -> its CleaningJob
         self.passes = 0          # completed passes that swapped something in
+        self.uncleanable: set[tuple[str, int]] = set()   # partitions a pass failed on, left alone
         self._paused: dict[tuple[str, int], int] = {}
         self._aborted: set[tuple[str, int]] = set()
         self._copies: dict[tuple[str, int], concurrent.futures.Future] = {}
@@ -164,7 +170,8 @@ class LogCleaner:
 
     def forget(self, topic: str, partition: int) -> None:
         """Drop a deleted partition's checkpoint entry (a topic created again under its
-        name starts dirty from its start)."""
+        name starts dirty from its start) and its uncleanable mark."""
+        self.uncleanable.discard((topic, partition))
         checkpoint = self.checkpoint or CleanerCheckpoint(self.broker.log_dir)
         if checkpoint.get(topic, partition) is not None:
             checkpoint.update(topic, partition, None)
@@ -205,7 +212,7 @@ class LogCleaner:
         """The partitions a pass may clean: compacted, open, not cleaned or paused now."""
         return [partition for key, partition in self.broker.partitions.items()
                 if not partition.log.closed and partition.log.config.compact
-                and key not in self.in_progress and key not in self._paused]
+                and key not in self.in_progress and key not in self._paused and key not in self.uncleanable]
 
     def _candidates(self, partitions: list, now: int):
         from storage.cleaner.cleanable import cleanable_range
@@ -230,9 +237,21 @@ class LogCleaner:
         chosen = filthiest(self._candidates(partitions, now))
         if chosen is None:
             return False
+        partition, found = chosen
+        try:
+            return await self._clean(partition, found, now)
+        except (asyncio.CancelledError, OSError):   # a failed read or write may pass: tried again later
+            raise
+        except Exception:
+            self.uncleanable.add(partition.key)
+            log.warning("Unexpected exception thrown when cleaning log %s. Marking its partition (%s-%d) as "
+                        "uncleanable", partition.log.name, partition.topic, partition.index, exc_info=True)
+            return False
+
+    async def _clean(self, partition, found, now: int) -> bool:
+        """Prepare, copy and swap one pass over `partition`'s log; whether it swapped."""
         # the copy and the swap, imported with the first log there is to clean
         from storage.cleaner.cleaning import CleaningAborted, prepare_cleaning, swap_cleaned
-        partition, found = chosen
         key = (partition.topic, partition.index)
         partition_log = partition.log
         job = prepare_cleaning(partition_log, checkpoint_offset=found.first_dirty_offset, now_ms=now,

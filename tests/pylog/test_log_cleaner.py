@@ -2,8 +2,9 @@
 whose cleaning is under way aborts it and waits for its copy to stop (Kafka's
 abortAndPauseCleaning), the cleaner's checkpoint follows (a deleted partition's entry
 goes, a truncation brings it back), `log.cleaner.threads` passes run at once, the
-broker's retention task leaves alone a log a pass holds, and the checkpoint is created
-empty at start when the cleaner is enabled.
+broker's retention task leaves alone a log a pass holds, the checkpoint is created
+empty at start when the cleaner is enabled, and a log a pass fails on is marked
+uncleanable while the others are still cleaned.
 
 The logs are filled in-process (Partition.append of keyed batches, as a producer's would
 be stamped) with enough data that a pass takes a good part of a second, so that the
@@ -200,3 +201,34 @@ def test_the_checkpoint_is_created_empty_at_start_only_with_the_cleaner_enabled(
     assert path.exists() == enabled
     if enabled:
         assert path.read_bytes() == b""
+
+
+def test_a_log_a_pass_fails_on_is_marked_uncleanable_and_the_others_are_still_cleaned(kafka_broker_factory,
+                                                                                       caplog):
+    # a compressed batch kept as it came, whose first record's length prefix is wrong: the
+    # append's lenient reading lets it pass, the cleaner's whole reading cannot
+    from protocol.compression import Compression
+    from tests.pylog.batch_shapes import raw_batch, record_bytes
+    broker = kafka_broker_factory(config={"log.cleaner.backoff.ms": 20})
+    cleaner = broker.broker.log_cleaner
+    for topic in ("unreadable", "readable"):
+        broker.call(lambda: broker.broker.create_topic(topic, 1, TOPIC_CONFIG))
+    now = int(time.time() * 1000)
+    kept = raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1), records_count=2, last_offset_delta=1,
+                     base_timestamp=now, compression=Compression.GZIP)
+    broker.call(lambda: broker.broker.partition("unreadable", 0).append(bytearray(kept), now, AppendOrigin.CLIENT))
+    with caplog.at_level("WARNING", logger="pylog.log_cleaner"):
+        fill(broker, "unreadable")
+        produced = fill(broker, "readable")
+        wait_until(lambda: broker.call(lambda: cleaner.passes) >= 1, 60, "a pass over the readable log")
+        time.sleep(0.2)   # ten more backoffs: the unreadable log is not tried again
+    assert broker.call(lambda: cleaner.uncleanable) == {("unreadable", 0)}
+    marks = [r for r in caplog.records if "Marking its partition (unreadable-0) as uncleanable" in r.getMessage()]
+    assert len(marks) == 1 and marks[0].exc_info is not None
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    partition_log = broker.call(lambda: broker.broker.partition("readable", 0).log)
+    end = checkpoint_entries(broker)[("readable", 0)]
+    assert broker.call(lambda: log_records(partition_log)) == last_values(produced, end)
+    # deleting the partition clears its mark
+    broker.call(lambda: broker.broker.delete_topic("unreadable"))
+    assert broker.call(lambda: cleaner.uncleanable) == set()
