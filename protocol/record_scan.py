@@ -46,7 +46,7 @@ from protocol.errors import InvalidRecord
 
 _MIN_RECORD_BODY_BYTES = 6   # attributes and five one-byte varints: the smallest record body
 
-__all__ = ["RecordsScan", "iter_key_values", "scan_records"]
+__all__ = ["RecordsScan", "iter_key_values", "scan_records", "skip_headers"]
 
 # Zig-zag varints of one and two bytes, decoded with tuple lookups, additions and a
 # multiplication, which the interpreter runs faster than shifts and masks (it has fast
@@ -157,7 +157,7 @@ def scan_records(data: bytes, records_count: int, *, strict_lengths: bool = True
             if length > 0:
                 position += length
             if data[position]:  # the header count
-                position = _skip_headers(data, position + 1, data[position])
+                position = skip_headers(data, position + 1, data[position])
             else:
                 position += 1
             if position != record_end and (strict_lengths or position > end):
@@ -271,9 +271,10 @@ def _raise_misfit(position: int, record_start: int, record_end: int, end: int, s
                         f"but instead read {position - record_start}")
 
 
-def _skip_headers(data: bytes, position: int, first_byte: int) -> int:
+def skip_headers(data: bytes, position: int, first_byte: int) -> int:
     """Skip a record's headers, whose count varint started with `first_byte` (already
-    consumed); return the position after them."""
+    consumed); return the position after them, which may lie past the data (IndexError
+    when a varint runs off its end). InvalidRecord for a negative count or name size."""
     if first_byte < 0x80:
         count = (first_byte >> 1) ^ -(first_byte & 1)
     else:

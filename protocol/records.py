@@ -124,6 +124,7 @@ from protocol.primitives import (
     read_varlong,
 )
 from protocol.record_scan import iter_key_values as iter_key_values_of_records
+from protocol.record_scan import skip_headers
 
 __all__ = [
     "BATCH_HEADER_SIZE", "LOG_OVERHEAD", "MAGIC", "MIN_BATCH_LENGTH",
@@ -587,28 +588,22 @@ def iter_partial_records(buf, position: int = 0, *,
             offset_delta, cursor = read_varint(data, cursor)
             key_size, cursor = _skipped_field(data, cursor)
             value_size, cursor = _skipped_field(data, cursor)
-            header_count, cursor = read_varint(data, cursor)
-            if header_count < 0:
-                raise InvalidRecord(f"Found invalid number of record headers {header_count}")
-            for _ in range(header_count):
-                name_size, cursor = read_varint(data, cursor)
-                if name_size < 0:
-                    raise InvalidRecord(f"Invalid negative header key size {name_size}")
-                cursor = _skipped_field(data, cursor, name_size)[1]
-                cursor = _skipped_field(data, cursor)[1]
-        except (BufferUnderflow, InvalidVarint) as error:
-            raise InvalidRecord(f"record {index} of the batch is malformed: {error}") from None
+            cursor = skip_headers(data, cursor + 1, data[cursor])   # the scan's rule for them
+        except (BufferUnderflow, InvalidVarint, IndexError) as error:
+            raise InvalidRecord(f"record {index} of the batch is malformed: {error or 'it runs past the data'}"
+                                ) from None
+        if cursor > len(data):
+            raise InvalidRecord(f"record {index} of the batch runs past the data")
         timestamp = log_append_time if log_append_time is not None else header.base_timestamp + timestamp_delta
         yield PartialRecord(header.base_offset + offset_delta, timestamp, key_size, value_size)
     if cursor != len(data):
         raise InvalidRecord(f"{len(data) - cursor} bytes follow the batch's last record")
 
 
-def _skipped_field(data: memoryview, cursor: int, size: int | None = None) -> tuple[int, int]:
-    """Skip a field of `size` bytes (read from its varint prefix when None; a negative one
-    is null and takes none); return the size and the position after it."""
-    if size is None:
-        size, cursor = read_varint(data, cursor)
+def _skipped_field(data: memoryview, cursor: int) -> tuple[int, int]:
+    """Skip a key or value (a negative size is null and takes no bytes); return its size
+    and the position after it."""
+    size, cursor = read_varint(data, cursor)
     if size > 0:
         if cursor + size > len(data):
             raise InvalidRecord(f"Reached end of input stream before skipping all bytes. Remaining bytes:"

@@ -33,6 +33,15 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{next(_names)}"
 
 
+def fresh_pair(root) -> dict:
+    """A pylog (`pylog serve`, Kafka's settings where they differ: SAME_ON_BOTH) and a Kafka
+    of their own, not started, each with a data directory under `root`: for a module whose
+    operations would disturb the session's brokers, or that reads their files."""
+    (root / "pylog").mkdir()
+    return {"pylog": ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH),
+            "kafka": KafkaBroker(root / "kafka" / "data")}
+
+
 def pytest_report_header(config):
     return [f"reference broker: Apache Kafka {KAFKA_VERSION} (tests/compat/versions.properties)"]
 

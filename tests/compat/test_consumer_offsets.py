@@ -65,8 +65,8 @@ from pylog.coordinator.offsets import (
     offset_commit_value,
 )
 from tests.compat.compare import first_difference
-from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
-from tests.integration.support import (KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS, ServeProcess,
+from tests.compat.conftest import fresh_pair
+from tests.integration.support import (KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS,
                                        WireClient, stored_batches)
 
 pytestmark = pytest.mark.timeout(300)
@@ -314,9 +314,7 @@ def answers_after_a_restart(broker) -> dict:
 @pytest.fixture(scope="module")
 def twin_offsets(tmp_path_factory):
     root = tmp_path_factory.mktemp("twin-offsets")
-    (root / "pylog").mkdir()
-    brokers = {"pylog": ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH),
-               "kafka": KafkaBroker(root / "kafka" / "data")}
+    brokers = fresh_pair(root)
     files, after = {}, {}
     try:
         for name in BROKERS:
@@ -346,6 +344,8 @@ def test_consumer_offsets_records_are_kafkas(twin_offsets, compat_table):
     assert "offset key v1 joined doomed-0: tombstone" in text and "offset key v1 simple doomed-0: tombstone" in text
     assert "value v4" in text and "value v1" in text
     assert "group key v2 joined: value v3 protocol type '' generation 0" in text
+    wrapped = (1 << 63) - 2 - (1 << 64)   # the retention near Long.MAX_VALUE, as Java's long sum leaves it
+    assert "offset key v1 wrapped orders-1: value v1 offset 9" in text and f"expires commit time + {wrapped} ms" in text
 
 
 def test_pylogs_encoder_makes_the_bytes_kafka_wrote(twin_offsets):

@@ -22,9 +22,9 @@ import pytest
 
 from protocol.messages import OffsetForLeaderEpochRequest
 from protocol.records import build_batch
-from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
+from tests.compat.conftest import fresh_pair
 from tests.compat.test_delete_records_wire import create_topic, delete_records
-from tests.integration.support import ServeProcess, WireClient
+from tests.integration.support import WireClient
 
 OFFSET_FOR_LEADER_EPOCH = 23
 RETRIABLE = (3, 6)  # UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER: Kafka, while a new topic's leader starts
@@ -94,9 +94,7 @@ def wait_for_flush(data_dir: Path, partition: str, expected_count_line: bytes, t
 @pytest.fixture(scope="module")
 def twin_checkpoints(tmp_path_factory):
     root = tmp_path_factory.mktemp("epoch-checkpoints")
-    (root / "pylog").mkdir()
-    brokers = {"pylog": ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH),
-               "kafka": KafkaBroker(root / "kafka" / "data")}
+    brokers = fresh_pair(root)
     running, answers = {}, {}
     try:
         for name, broker in brokers.items():

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
+from tests.compat.conftest import fresh_pair
 from tests.compat.test_consumer_offsets import commit, create_topic, delete_topic, fetch, find_coordinator
-from tests.integration.support import ServeProcess, WireClient
+from tests.integration.support import WireClient
 
 BROKERS = ("pylog", "kafka")
 
@@ -37,9 +37,7 @@ def offsets_after_deleting_the_topic(broker) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory):
     root = tmp_path_factory.mktemp("offsets-topic-deleted")
-    (root / "pylog").mkdir()
-    brokers = {"pylog": ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH),
-               "kafka": KafkaBroker(root / "kafka" / "data")}
+    brokers = fresh_pair(root)
     found = {}
     try:
         for name in BROKERS:
