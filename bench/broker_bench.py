@@ -129,7 +129,7 @@ SPAWNS = {"pylog": 5, "pylog-inproc": 10, "tansu": 5, "kafka": 3, "mock": 5}
 KEEP_LAST_SPAWN = {"kafka"}
 REPS_PRODUCE = 5
 REPS_CONSUME = 5
-REPS_MOCK_SIZED = 21  # the mock-sized runs last some ms each and swing by 10-20% run to run: many, for a steady median
+REPS_MOCK_SIZED = 61  # the mock-sized runs last some ms each and swing by 10-20% run to run: many, for a steady median
 # The mock's answer shape, asked of every broker: max.partition.fetch.bytes 1 is smaller than any
 # batch, and Kafka (so pylog) then answers with the partition's first batch whole.
 ONE_BATCH = "one batch per answer"
