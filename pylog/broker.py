@@ -225,6 +225,7 @@ class Broker:
             image = self.metadata_follower.image
         self.set_dynamic_broker_configs(*dynamic_broker_configs(image, self.node_id))
         self.default_log_config = LogConfig.from_properties(self.config.topic_defaults())
+        self.default_log_config.check_compaction_lags()   # Kafka's LogManager refuses them at start too
         self.metadata.set_topics(TopicInfo(t.name, t.topic_id, len(t.partitions), dict(image.topic_configs(t.name)))
                                  for t in image.topics.values())
         topic_configs = {t.name: self.default_log_config.with_overrides(t.configs)

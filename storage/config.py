@@ -170,10 +170,17 @@ class LogConfig:
         for key in _KEYS:
             value = settings.get(key.attribute, key.default)
             object.__setattr__(self, key.attribute, _canonical(key, value))
+
+    def check_compaction_lags(self) -> None:
+        """Kafka's LogConfig.validateValues: InvalidConfig (with Kafka's message) when
+        min.compaction.lag.ms is above max.compaction.lag.ms. Checked where the settings are
+        chosen (a request setting a topic's configs, with the broker's defaults under them;
+        the broker's defaults at its start), not by every LogConfig made: a broker default
+        changed later under a topic's override makes such a config, and Kafka runs it."""
         if self.min_compaction_lag_ms > self.max_compaction_lag_ms:
             raise InvalidConfig(
                 "min.compaction.lag.ms",
-                f"conflicting settings: min.compaction.lag.ms ({self.min_compaction_lag_ms}) > "
+                f"conflict topic config setting min.compaction.lag.ms ({self.min_compaction_lag_ms}) > "
                 f"max.compaction.lag.ms ({self.max_compaction_lag_ms})",
             )
 

@@ -138,13 +138,14 @@ def check_no_null_configs(configs: dict[str, str | None]) -> None:
 
 def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None]) -> LogConfig:
     """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
-    Kafka's message for a null value, an unknown name or a bad value."""
+    Kafka's message for a null value, an unknown name, a bad value or min.compaction.lag.ms
+    above max.compaction.lag.ms."""
     check_no_null_configs(configs)
     for name in configs:
         if name not in TOPIC_CONFIG_KEYS:
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {name}")
     try:
-        return default_log_config.with_overrides(configs)
+        log_config = default_log_config.with_overrides(configs)
     except InvalidConfig as e:
         # the value at fault: the one given, or the item of a list that is (Kafka's ValidList)
         value = configs.get(e.name) if e.value is None else e.value
@@ -152,6 +153,11 @@ def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | 
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Invalid configuration {e.name}: {e.reason}") from None
         raise BrokerError(ErrorCode.INVALID_CONFIG,
                           f"Invalid value {value} for configuration {e.name}: {e.reason}") from None
+    try:
+        log_config.check_compaction_lags()
+    except InvalidConfig as e:
+        raise BrokerError(ErrorCode.INVALID_CONFIG, e.reason) from None
+    return log_config
 
 
 def dynamic_topic_defaults(image: MetadataImage, node_id: int) -> dict[str, tuple[str, ConfigSource]]:

@@ -324,3 +324,18 @@ def test_num_recovery_threads_per_data_dir_is_read_as_the_broker_stops(raw, embe
     embedded.stop()
     closing = [thread for name, thread in closed_on.items() if name.startswith("closing-")]
     assert len(closing) == 4 and not any(thread.startswith("log-close") for thread in closing)
+
+
+def test_a_default_min_compaction_lag_above_a_topics_max_override_is_taken_and_described(embedded, raw, caplog):
+    # Kafka checks min.compaction.lag.ms <= max.compaction.lag.ms where a request sets a
+    # topic's configs, not when the broker default moves under a topic's override: the
+    # topic then runs with both, and is described (tests/compat/test_compaction_lag_conflict.py)
+    embedded.call(lambda: embedded.broker.create_topic("lags", 1, {"max.compaction.lag.ms": "1"}))
+    with caplog.at_level(logging.WARNING):
+        assert alter(raw, "", ("log.cleaner.min.compaction.lag.ms", SET, "2")) == (0, None)
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+    lags = describe(raw, TOPIC, "lags", "min.compaction.lag.ms", "max.compaction.lag.ms")
+    assert {n: (c.value, c.config_source) for n, c in lags.items()} == {
+        "min.compaction.lag.ms": ("2", DYNAMIC_DEFAULT_BROKER_CONFIG), "max.compaction.lag.ms": ("1", DYNAMIC_TOPIC_CONFIG)}
+    config = embedded.call(lambda: embedded.broker.partition("lags", 0).log.config)
+    assert (config.min_compaction_lag_ms, config.max_compaction_lag_ms) == (2, 1)
