@@ -33,8 +33,13 @@ update these configs dynamically: Set(a, b)"); a store name without its listener
 security configs can be dynamically updated only per-listener using the listener prefix:
 HashSet(...)"); a value of the wrong type or out of range ("Invalid value x for configuration n:
 ..."); a per-broker name on the cluster default ("Cannot update these configs at default
-cluster level, broker id must be specified: Set(...)"); the resulting config as a whole. Names pylog
-does not know are kept as given, as Kafka keeps custom ones.
+cluster level, broker id must be specified: Set(...)"); the resulting config as a whole;
+for a node's own values, the log cleaner's reconfiguration rules
+(`cleaner_reconfiguration_problem`: at least 1 MiB of dedupe buffer per thread, a thread
+count at most doubled or halved at once). The cluster default is not checked against
+them, as Kafka does not; a broker that finds such values in the metadata keeps its config
+with one ERROR line, as Kafka's does. Names pylog does not know are kept as given, as
+Kafka keeps custom ones.
 """
 
 from __future__ import annotations
@@ -89,6 +94,31 @@ def _scala_set(names, kind: str = "Set") -> str:
     return f"{kind}({', '.join(sorted(names))})"
 
 
+def cleaner_reconfiguration_problem(current: BrokerConfig, new: BrokerConfig) -> str | None:
+    """Kafka's answer, when `new` changes the log cleaner's thread count or offset-map size
+    from `current`: the KafkaConfig requirement of at least 1 MiB of
+    `log.cleaner.dedupe.buffer.size` per cleaner thread (a count of 0 fails Kafka's own
+    division, "/ by zero"), then LogCleaner.validateReconfiguration (a count below half or
+    above double the current one). None when the change is taken. (pylog starts
+    with 0 threads too, running no cleaner; Kafka refuses such a static config.)"""
+    threads, dedupe_bytes = new.log_cleaner_threads, new.log_cleaner_dedupe_buffer_size
+    if (threads, dedupe_bytes) == (current.log_cleaner_threads, current.log_cleaner_dedupe_buffer_size):
+        return None
+    if threads == 0:
+        return "/ by zero"
+    if dedupe_bytes // threads <= 1024 * 1024:
+        return "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread."
+    before = current.log_cleaner_threads
+    if threads < before // 2:
+        reason = f"Log cleaner threads cannot be reduced to less than half the current value {before}"
+    elif threads > before * 2:
+        reason = f"Log cleaner threads cannot be increased to more than double the current value {before}"
+    else:
+        return None
+    return (f"Invalid value org.apache.kafka.common.config.ConfigException: {reason} for configuration "
+            "Invalid dynamic configuration")
+
+
 class DynamicBrokerConfig:
     """The static config of one broker with the dynamic layers of the metadata on top."""
 
@@ -116,6 +146,10 @@ class DynamicBrokerConfig:
             current = self.effective(cluster_default, per_broker)
         except InvalidConfig as e:
             log.error("dynamic broker configs not applied: %s", e)
+            return False
+        problem = cleaner_reconfiguration_problem(self.current, current)
+        if problem:   # Kafka's broker keeps its config too ("Failed to update broker configuration")
+            log.error("dynamic broker configs not applied: %s", problem)
             return False
         self.cluster_default, self.per_broker, self.current = cluster_default, per_broker, current
         return True
@@ -167,11 +201,15 @@ class DynamicBrokerConfig:
                               f"specified: {_scala_set(per_broker)}")
         try:
             if name:
-                self.effective(self.cluster_default, new)
+                effective = self.effective(self.cluster_default, new)
             else:
                 self.effective(new, self.per_broker)
         except InvalidConfig as e:
             raise BrokerError(ErrorCode.INVALID_REQUEST, str(e)) from None
+        if name:   # a node's own values are checked as its broker would take them; the cluster default is not
+            problem = cleaner_reconfiguration_problem(self.current, effective)
+            if problem:
+                raise BrokerError(ErrorCode.INVALID_REQUEST, problem)
 
     def stored(self, name: str) -> dict[str, str]:
         """The stored values of the BROKER resource `name` ("" or this node's id)."""

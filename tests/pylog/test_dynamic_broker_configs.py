@@ -339,3 +339,25 @@ def test_a_default_min_compaction_lag_above_a_topics_max_override_is_taken_and_d
         "min.compaction.lag.ms": ("2", DYNAMIC_DEFAULT_BROKER_CONFIG), "max.compaction.lag.ms": ("1", DYNAMIC_TOPIC_CONFIG)}
     config = embedded.call(lambda: embedded.broker.partition("lags", 0).log.config)
     assert (config.min_compaction_lag_ms, config.max_compaction_lag_ms) == (2, 1)
+
+
+def test_log_cleaner_threads_change_by_kafkas_rules(embedded, raw, caplog):
+    # a node's own value is checked before it is stored; the cluster default is stored
+    # unchecked and the broker keeps its count (tests/compat/test_cleaner_threads_reconfiguration.py)
+    more = "Log cleaner threads cannot be increased to more than double the current value 1"
+    assert alter(raw, "1", ("log.cleaner.threads", SET, "3")) == (
+        ErrorCode.INVALID_REQUEST,
+        f"Invalid value org.apache.kafka.common.config.ConfigException: {more} for configuration Invalid dynamic "
+        "configuration")
+    assert alter(raw, "1", ("log.cleaner.threads", SET, "2147483647")) == (
+        ErrorCode.INVALID_REQUEST,
+        "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.")
+    assert alter(raw, "1", ("log.cleaner.threads", SET, "0")) == (ErrorCode.INVALID_REQUEST, "/ by zero")
+    with caplog.at_level(logging.ERROR, logger="pylog.dynamic_broker_config"):
+        assert alter(raw, "", ("log.cleaner.threads", SET, "2147483647")) == (0, None)
+    assert [r.getMessage() for r in caplog.records] == [
+        "dynamic broker configs not applied: requirement failed: log.cleaner.dedupe.buffer.size must be at least "
+        "1MB per cleaner thread."]
+    assert embedded.call(lambda: embedded.broker.config.log_cleaner_threads) == 1
+    assert alter(raw, "1", ("log.cleaner.threads", SET, "2")) == (0, None)
+    assert embedded.call(lambda: embedded.broker.config.log_cleaner_threads) == 2
