@@ -42,6 +42,25 @@ def fresh_pair(root) -> dict:
             "kafka": KafkaBroker(root / "kafka" / "data")}
 
 
+def each_of_a_fresh_pair(root, scenario) -> dict:
+    """`scenario(broker)` on a fresh pylog, then on a fresh Kafka (`fresh_pair`), each
+    started for it and stopped after it; their results by name. pylog must stop cleanly."""
+    brokers = fresh_pair(root)
+    found = {}
+    try:
+        for name, broker in brokers.items():
+            broker.start()
+            found[name] = scenario(broker)
+            code = broker.stop()
+            if name == "pylog":
+                assert code == 0, f"pylog serve exited with {code}"
+    finally:
+        for broker in brokers.values():
+            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
+                broker.stop()
+    return found
+
+
 def pytest_report_header(config):
     return [f"reference broker: Apache Kafka {KAFKA_VERSION} (tests/compat/versions.properties)"]
 

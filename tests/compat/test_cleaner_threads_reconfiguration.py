@@ -12,7 +12,7 @@ import time
 import pytest
 
 from protocol.messages import DescribeConfigsRequest, IncrementalAlterConfigsRequest
-from tests.compat.conftest import fresh_pair
+from tests.compat.conftest import each_of_a_fresh_pair
 from tests.integration.support import WireClient
 
 BROKER, SET = 4, 0
@@ -43,20 +43,7 @@ def scenario(broker) -> list:
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory):
-    brokers = fresh_pair(tmp_path_factory.mktemp("cleaner-threads"))
-    found = {}
-    try:
-        for name, broker in brokers.items():
-            broker.start()
-            found[name] = scenario(broker)
-            code = broker.stop()
-            if name == "pylog":
-                assert code == 0   # stopped cleanly: its cleaner kept a count it could run
-    finally:
-        for broker in brokers.values():
-            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
-                broker.stop()
-    return found
+    return each_of_a_fresh_pair(tmp_path_factory.mktemp("cleaner-threads"), scenario)
 
 
 def test_the_same_answers_as_kafka(answers, compat_table):

@@ -11,11 +11,9 @@ import time
 
 import pytest
 
-from tests.compat.conftest import fresh_pair
+from tests.compat.conftest import each_of_a_fresh_pair
 from tests.compat.test_consumer_offsets import commit, create_topic, delete_topic, fetch, find_coordinator
 from tests.integration.support import WireClient
-
-BROKERS = ("pylog", "kafka")
 
 
 def offsets_after_deleting_the_topic(broker) -> tuple[int, int]:
@@ -36,19 +34,7 @@ def offsets_after_deleting_the_topic(broker) -> tuple[int, int]:
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory):
-    root = tmp_path_factory.mktemp("offsets-topic-deleted")
-    brokers = fresh_pair(root)
-    found = {}
-    try:
-        for name in BROKERS:
-            brokers[name].start()
-            found[name] = offsets_after_deleting_the_topic(brokers[name])
-            brokers[name].stop()
-    finally:
-        for broker in brokers.values():
-            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
-                broker.stop()
-    return found
+    return each_of_a_fresh_pair(tmp_path_factory.mktemp("offsets-topic-deleted"), offsets_after_deleting_the_topic)
 
 
 def test_a_groups_offsets_go_with_the_offsets_topic(answers, compat_table):
