@@ -209,7 +209,8 @@ class LogCleaner:
                 await asyncio.sleep(backoff_s)
 
     def _compacted_partitions(self) -> list:
-        """The partitions a pass may clean: compacted, open, not cleaned or paused now."""
+        """The partitions a pass may clean: compacted, open, not cleaned or paused now, not
+        marked uncleanable."""
         return [partition for key, partition in self.broker.partitions.items()
                 if not partition.log.closed and partition.log.config.compact
                 and key not in self.in_progress and key not in self._paused and key not in self.uncleanable]
