@@ -16,12 +16,11 @@ Values are drawn from the schema (tests/protocol/strategies.py), with names, par
 offsets, epochs, counts and waits drawn from small sets part of the time, so that
 requests reach past "unknown topic" to the partitions, groups and producers that exist;
 strings are also drawn from names just short of legal ones, integers from their type's
-bounds.
-A request still waiting after `ANSWER_WAIT_S` (a long poll, a join waiting for its group)
-is cancelled, as a client's hang-up cancels it, and passes.
+bounds. A request still waiting after `ANSWER_WAIT_S` (a long poll, a join waiting for its group)
+is cancelled, as a client's hang-up cancels it, and passes. 25 requests per API version by
+default; a deeper search:
 
     PYLOG_FUZZ_EXAMPLES=500 .venv/bin/python -m pytest tests/pylog/test_handler_fuzz.py
-searches deeper (25 requests per API version by default).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol import codec, messages
+from protocol import messages
 from protocol.schema import Array, Message, Struct, in_versions
 from pylog.dispatch import CloseConnection
 from pylog.testing import EmbeddedBroker
