@@ -54,9 +54,10 @@ acknowledge what came before: a confluent-kafka consumer pays for that.
 
 Stopping (`Server.stop`): no new connection is accepted, and bytes that arrive from then on
 become no request; each connection's requests already taken are answered (up to a grace
-period), then every connection is closed. Connections are still read meanwhile, their bytes dropped, so that a client that
-hangs up ends its connection and cancels its request in hand: a long-poll Fetch parked for a
-follower broker that has already stopped does not hold the stop until its wait is over.
+period), then every connection is closed. Connections are still read meanwhile, their bytes
+dropped, so that a client that hangs up ends its connection and cancels its request in
+hand: a long-poll Fetch parked for a follower broker that has already stopped does not hold
+the stop until its wait is over.
 
 Faults: a frame whose size prefix is negative or above `socket.request.max.bytes`, or a
 request that cannot be parsed, closes that one connection with one log line; a bug in a

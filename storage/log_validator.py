@@ -297,11 +297,11 @@ def _raise_record_errors(view, position: int, config: LogConfig, now_ms: int, pa
     any_timestamp_error = False
     batch_log_append_time = read_batch_header(view, position).timestamp_type is TimestampType.LOG_APPEND_TIME
     if strict_lengths:
-        records = ((r, r.key is not None, _java_record_text) for r in iter_records(view, position))
+        records, has_key, text = iter_records(view, position), _has_key, _java_record_text
     else:
-        records = ((r, r.key_size >= 0, _java_partial_record_text) for r in iter_partial_records(view, position))
-    for index, (record, has_key, text) in enumerate(records):
-        if config.compact and not has_key:
+        records, has_key, text = iter_partial_records(view, position), _has_key_size, _java_partial_record_text
+    for index, record in enumerate(records):
+        if config.compact and not has_key(record):
             errors.append((index, f"Compacted topic cannot accept message without key in topic partition "
                                   f"{partition}"))
         elif not config.log_append_time:
@@ -333,6 +333,14 @@ def _java_record_text(record) -> str:
     key = 0 if record.key is None else len(record.key)
     value = 0 if record.value is None else len(record.value)
     return f"DefaultRecord(offset={record.offset}, timestamp={record.timestamp}, key={key} bytes, value={value} bytes)"
+
+
+def _has_key(record) -> bool:
+    return record.key is not None
+
+
+def _has_key_size(record) -> bool:   # a PartialRecord: a negative size is a null key
+    return record.key_size >= 0
 
 
 def _java_partial_record_text(record) -> str:

@@ -24,11 +24,11 @@ import time
 import pytest
 
 from protocol.crc32c import crc32c
-from protocol.messages import CreateTopicsRequest, ProduceRequest
+from protocol.messages import CreateTopicsRequest, ListOffsetsRequest, ProduceRequest
 from protocol.records import Compression, build_batch, iter_records, read_batch_header
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
-from tests.pylog.batch_shapes import shapes
+from tests.pylog.batch_shapes import raw_batch, record_bytes, shapes
 from tests.pylog.test_produce_refusals import check_answer
 
 SHAPES = shapes()
@@ -134,8 +134,6 @@ def test_the_stored_batch_is_kafkas(both, compat_table, topic_codec, sent):
 def test_listoffsets_over_a_batch_kept_with_a_wrong_record_length(both, compat_table):
     """A compressed batch kept as it came passes the lenient reading (a record's length
     prefix unchecked); a ListOffsets by timestamp then reads its records whole."""
-    from protocol.messages import ListOffsetsRequest
-    from tests.pylog.batch_shapes import raw_batch, record_bytes
     topic = unique("lenient-kept")
     now = int(time.time() * 1000)
     batch = raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1, timestamp_delta=5), records_count=2,

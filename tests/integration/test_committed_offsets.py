@@ -28,7 +28,8 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
+from protocol.messages import (DeleteTopicsRequest, FindCoordinatorRequest, OffsetCommitRequest, OffsetDeleteRequest,
+                               OffsetFetchRequest)
 from pylog.coordinator import OFFSETS_TOPIC
 from pylog.coordinator.group import GroupState
 from pylog.testing import EmbeddedBroker
@@ -541,7 +542,6 @@ def test_deleting_the_offsets_topic_takes_its_groups_with_it(tmp_path, caplog):
     # Kafka's broker resigns every partition of a deleted __consumer_offsets: its groups are
     # given up (NOT_COORDINATOR), and the topic FindCoordinator creates again starts empty
     # (tests/compat/test_offsets_topic_deleted.py shows Kafka doing the same)
-    from protocol.messages import DeleteTopicsRequest, FindCoordinatorRequest
     broker = EmbeddedBroker(tmp_path / "data")   # a test broker: 5 partitions of __consumer_offsets
     broker.start()
     try:
@@ -549,8 +549,9 @@ def test_deleting_the_offsets_topic_takes_its_groups_with_it(tmp_path, caplog):
         broker.call(lambda: broker.broker.create_topic("other", 1))
         with WireClient(broker.bootstrap_servers) as client:
             assert client.request(10, 3, FindCoordinatorRequest(key="g", key_type=0)).error_code == 0
-            assert commit_errors(client.request(8, 8, commit_request("g", {("orders", 0): (7, "", -1, -1)}))) == {
-                ("orders", 0): ErrorCode.NONE}
+            assert commit_errors(client.request(8, 8, commit_request(
+                "g", {("orders", 0): (7, "", -1, -1), ("other", 0): (3, "", -1, -1)}))) == {
+                ("orders", 0): ErrorCode.NONE, ("other", 0): ErrorCode.NONE}
             assert fetch_single(client, 7, "g", {"orders": [0]})[("orders", 0)][0] == 7
 
             def delete(topic):
@@ -562,7 +563,7 @@ def test_deleting_the_offsets_topic_takes_its_groups_with_it(tmp_path, caplog):
             assert response.error_code == ErrorCode.NOT_COORDINATOR
             assert broker.call(lambda: broker.broker.offset_store.group_ids()) == set()
             with caplog.at_level("WARNING"):
-                delete("other")   # no group holds offsets of it any more: nothing to write, nothing fails
+                delete("other")   # its offsets went with the groups: nothing to write, nothing fails
             assert [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")] == []
             assert client.request(10, 3, FindCoordinatorRequest(key="g", key_type=0)).error_code == 0
             assert fetch_single(client, 7, "g", {"orders": [0]})[("orders", 0)][0] == -1

@@ -17,10 +17,12 @@ import time
 
 import pytest
 
+from protocol.compression import Compression
 from protocol.records import build_batch
 from pylog.log_retention import retention_pass
 from storage.log_validator import AppendOrigin
 from tests.integration.support import wait_until
+from tests.pylog.batch_shapes import raw_batch, record_bytes
 from tests.storage.cleaner.support import log_records
 
 pytestmark = pytest.mark.timeout(120)
@@ -207,8 +209,6 @@ def test_a_log_a_pass_fails_on_is_marked_uncleanable_and_the_others_are_still_cl
                                                                                        caplog):
     # a compressed batch kept as it came, whose first record's length prefix is wrong: the
     # append's lenient reading lets it pass, the cleaner's whole reading cannot
-    from protocol.compression import Compression
-    from tests.pylog.batch_shapes import raw_batch, record_bytes
     broker = kafka_broker_factory(config={"log.cleaner.backoff.ms": 20})
     cleaner = broker.broker.log_cleaner
     for topic in ("unreadable", "readable"):

@@ -8,12 +8,15 @@ refused batch leaves the log as it was.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from protocol.compression import Compression
 from protocol.error_codes import ErrorCode
-from protocol.messages import ProduceRequest
+from protocol.messages import ListOffsetsRequest, ProduceRequest
 from pylog.testing import EmbeddedBroker
-from tests.pylog.batch_shapes import expected_pattern, shapes
+from tests.pylog.batch_shapes import expected_pattern, raw_batch, record_bytes, shapes
 from tests.pylog.wire import RawClient
 
 PRODUCE = 0
@@ -72,12 +75,6 @@ def test_listoffsets_by_time_over_a_kept_batch_whose_records_cannot_be_read_whol
     # the lenient reading keeps a compressed batch whose first record's length prefix is
     # wrong; a lookup by time reads its records whole and fails: INVALID_RECORD for the
     # partition, as Kafka answers (tests/compat/test_produce_refusals.py), the connection kept
-    import time
-
-    from protocol.compression import Compression
-    from protocol.messages import ListOffsetsRequest
-    from tests.pylog.batch_shapes import raw_batch, record_bytes
-
     broker.call(lambda: broker.broker.create_topic("kept-lenient", 1))
     now = int(time.time() * 1000)
     batch = raw_batch(record_bytes(0, length_adjust=-9) + record_bytes(1, timestamp_delta=5), records_count=2,
