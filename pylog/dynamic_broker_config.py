@@ -33,12 +33,13 @@ update these configs dynamically: Set(a, b)"); a store name without its listener
 security configs can be dynamically updated only per-listener using the listener prefix:
 HashSet(...)"); a value of the wrong type or out of range ("Invalid value x for configuration n:
 ..."); a per-broker name on the cluster default ("Cannot update these configs at default
-cluster level, broker id must be specified: Set(...)"); the resulting config as a whole;
-for a node's own values, the log cleaner's reconfiguration rules
-(`cleaner_reconfiguration_problem`: at least 1 MiB of dedupe buffer per thread, a thread
-count at most doubled or halved at once). The cluster default is not checked against
-them, as Kafka does not; a broker that finds such values in the metadata keeps its config
-with one ERROR line, as Kafka's does. Names pylog does not know are kept as given, as
+cluster level, broker id must be specified: Set(...)"); the resulting config as a whole,
+as this broker would take it (its own values over the cluster default), by the log
+cleaner's reconfiguration rules too (`cleaner_reconfiguration_problem`: at least 1 MiB of
+dedupe buffer per thread, a thread count at most doubled or halved at once). Another
+broker's config is not checked; a broker that finds values it cannot take in the metadata
+(a cluster default another broker accepted) keeps its config with one ERROR line, as
+Kafka's does. Names pylog does not know are kept as given, as
 Kafka keeps custom ones.
 """
 
@@ -203,13 +204,12 @@ class DynamicBrokerConfig:
             if name:
                 effective = self.effective(self.cluster_default, new)
             else:
-                self.effective(new, self.per_broker)
+                effective = self.effective(new, self.per_broker)
         except InvalidConfig as e:
             raise BrokerError(ErrorCode.INVALID_REQUEST, str(e)) from None
-        if name:   # a node's own values are checked as its broker would take them; the cluster default is not
-            problem = cleaner_reconfiguration_problem(self.current, effective)
-            if problem:
-                raise BrokerError(ErrorCode.INVALID_REQUEST, problem)
+        problem = cleaner_reconfiguration_problem(self.current, effective)   # as this broker would take it
+        if problem:
+            raise BrokerError(ErrorCode.INVALID_REQUEST, problem)
 
     def stored(self, name: str) -> dict[str, str]:
         """The stored values of the BROKER resource `name` ("" or this node's id)."""

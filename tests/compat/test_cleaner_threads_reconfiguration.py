@@ -1,9 +1,9 @@
-"""`log.cleaner.threads` changed dynamically, as Kafka takes or refuses it: on a node's own
-values the broker checks the change before it is stored (at least 1 MiB of
-`log.cleaner.dedupe.buffer.size` per thread, at most double or half the current count, and
-Kafka's "/ by zero" for 0); the cluster default is stored unchecked, and the broker keeps
-its count when the default would break the rules (pylog/dynamic_broker_config.py). A pylog
-and a Kafka of their own: the counts set here would reach every other test."""
+"""`log.cleaner.threads` changed dynamically, as Kafka takes or refuses it: the broker that
+receives the change checks it, a node's own value or the cluster default, as its own config
+would take it (at least 1 MiB of `log.cleaner.dedupe.buffer.size` per thread, at most
+double or half the current count, and Kafka's "/ by zero" for 0) before it is stored
+(pylog/dynamic_broker_config.py). A pylog and a Kafka of their own: the counts set here
+would reach every other test."""
 
 from __future__ import annotations
 
@@ -35,8 +35,10 @@ def described(client, name: str):
 
 def scenario(broker) -> list:
     with WireClient(broker.bootstrap_servers, timeout_s=30) as client:
-        answers = [alter(client, "1", value) for value in ("2147483647", "3", "2", "0")]
-        answers += [alter(client, "", value) for value in ("2147483647", "0")]
+        # the cluster default first: Kafka's broker checks it against its own config, which a
+        # node value set just before may not have reached yet
+        answers = [alter(client, "", value) for value in ("2147483647", "0")]
+        answers += [alter(client, "1", value) for value in ("2147483647", "3", "2", "0")]
         time.sleep(1)   # the broker has taken (or not) the default it stored
         return answers + [described(client, "1"), described(client, "")]
 

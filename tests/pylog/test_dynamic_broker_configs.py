@@ -342,8 +342,9 @@ def test_a_default_min_compaction_lag_above_a_topics_max_override_is_taken_and_d
 
 
 def test_log_cleaner_threads_change_by_kafkas_rules(embedded, raw, caplog):
-    # a node's own value is checked before it is stored; the cluster default is stored
-    # unchecked and the broker keeps its count (tests/compat/test_cleaner_threads_reconfiguration.py)
+    # a node's own value and the cluster default are checked as this broker would take them
+    # (tests/compat/test_cleaner_threads_reconfiguration.py); a default it finds in the
+    # metadata that it cannot take (another broker accepted it) leaves its config as it was
     more = "Log cleaner threads cannot be increased to more than double the current value 1"
     assert alter(raw, "1", ("log.cleaner.threads", SET, "3")) == (
         ErrorCode.INVALID_REQUEST,
@@ -353,8 +354,12 @@ def test_log_cleaner_threads_change_by_kafkas_rules(embedded, raw, caplog):
         ErrorCode.INVALID_REQUEST,
         "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.")
     assert alter(raw, "1", ("log.cleaner.threads", SET, "0")) == (ErrorCode.INVALID_REQUEST, "/ by zero")
+    assert alter(raw, "", ("log.cleaner.threads", SET, "2147483647")) == (
+        ErrorCode.INVALID_REQUEST,
+        "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.")
+    dynamic = embedded.broker.dynamic_config
     with caplog.at_level(logging.ERROR, logger="pylog.dynamic_broker_config"):
-        assert alter(raw, "", ("log.cleaner.threads", SET, "2147483647")) == (0, None)
+        assert embedded.call(lambda: dynamic.update({"log.cleaner.threads": "2147483647"}, {})) is False
     assert [r.getMessage() for r in caplog.records] == [
         "dynamic broker configs not applied: requirement failed: log.cleaner.dedupe.buffer.size must be at least "
         "1MB per cleaner thread."]
