@@ -6,8 +6,10 @@
 A pylog data directory is filled in-process (`pylog.testing.EmbeddedBroker`, the group
 coordinator's own offset store, so every commit is the batch a real OffsetCommit writes):
 100 groups, each committing 10 partitions at a time, 100,000 times in all, so 1,000,000
-offset records over 1,000 group partitions, with the log cleaner off and
-`offsets.topic.segment.bytes` at 100 KiB: the cleaner never touches a partition's active
+offset records over 1,000 group partitions, with the log cleaner off and segments of
+100 KiB (Kafka's test-only topic config `internal.segment.bytes`, set on
+`__consumer_offsets` once it exists: `offsets.topic.segment.bytes` below 1 MiB makes a
+topic Kafka's controller refuses): the cleaner never touches a partition's active
 segment, so with Kafka's 100 MiB default the whole topic (~60 MB over 50 partitions)
 would stay uncompacted. The broker stops cleanly.
 
@@ -43,7 +45,6 @@ CHUNK = 1_000                           # commits per call onto the broker's loo
 
 
 SEGMENT_BYTES = 100 * 1024
-CONFIG = {"offsets.topic.segment.bytes": SEGMENT_BYTES}
 
 
 def fill(data_dir: Path) -> float:
@@ -51,7 +52,7 @@ def fill(data_dir: Path) -> float:
     from pylog.coordinator.offsets import CommittedOffset
     from pylog.testing import EmbeddedBroker
 
-    broker = EmbeddedBroker(data_dir, config={**CONFIG, "log.cleaner.enable": "false"}).start()
+    broker = EmbeddedBroker(data_dir, config={"log.cleaner.enable": "false"}).start()
     started = time.perf_counter()
     try:
         store = broker.broker.offset_store
@@ -64,6 +65,7 @@ def fill(data_dir: Path) -> float:
                                      for p in range(PARTITIONS_PER_COMMIT)})
 
         broker.call(lambda: store.ensure_topic())
+        small_segments(broker)
         for first in range(0, COMMITS, CHUNK):
             broker.call(commit_chunk, first)
     finally:
@@ -71,12 +73,32 @@ def fill(data_dir: Path) -> float:
     return time.perf_counter() - started
 
 
+def small_segments(broker) -> None:
+    """`internal.segment.bytes` SEGMENT_BYTES on __consumer_offsets (IncrementalAlterConfigs,
+    confluent-kafka's admin client), once every partition's log has taken it."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    resource = ConfigResource(ResourceType.TOPIC, "__consumer_offsets", incremental_configs=[
+        ConfigEntry("internal.segment.bytes", str(SEGMENT_BYTES), incremental_operation=AlterConfigOpType.SET)])
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
+    admin.incremental_alter_configs([resource])[resource].result(timeout=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        sizes = broker.call(lambda: {partition.log.config.max_segment_bytes
+                                     for (topic, _), partition in broker.broker.partitions.items()
+                                     if topic == "__consumer_offsets"})
+        if sizes == {SEGMENT_BYTES}:
+            return
+        time.sleep(0.05)
+    raise RuntimeError("__consumer_offsets did not take internal.segment.bytes")
+
+
 def compact(data_dir: Path) -> float:
     """Run a broker with the cleaner on until __consumer_offsets has nothing left to clean;
     return the seconds it took."""
     from pylog.testing import EmbeddedBroker
 
-    broker = EmbeddedBroker(data_dir, config={**CONFIG, "log.cleaner.backoff.ms": 100}).start()
+    broker = EmbeddedBroker(data_dir, config={"log.cleaner.backoff.ms": 100}).start()
     started = time.perf_counter()
     try:
         deadline = started + 600

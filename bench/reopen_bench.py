@@ -67,7 +67,7 @@ def _fill(root: Path, partitions: int, segments: int, segment_bytes: int, log_by
     written logs' mapped indexes (a descriptor each before Python 3.13) are let go between
     lots: a reopened log holds one descriptor until its indexes are used."""
     now_ms = int(time.time() * 1000)
-    config = LogConfig(segment_bytes=segment_bytes)
+    config = LogConfig(internal_segment_bytes=segment_bytes)
     batch_bytes = min(64 * 1024, segment_bytes // 4)
     batch = _batch(now_ms, batch_bytes)
     for first in range(0, partitions, FILL_PARTITIONS_PER_OPEN):
@@ -97,7 +97,7 @@ def _open_fds() -> int:
 
 
 def _open_s(root: Path, segment_bytes: int, *, crash: bool) -> float:
-    config = LogConfig(segment_bytes=segment_bytes)
+    config = LogConfig(internal_segment_bytes=segment_bytes)
     marker = root / files.CLEAN_SHUTDOWN_FILE_NAME
     times = []
     for _ in range(1 if QUICK else 3):
@@ -214,7 +214,7 @@ def _row(label: str, partitions: int, segments: int, segment_bytes: int, *, log_
                      f"after a crash <= {GOAL_CRASH_S * 1000:.0f} ms {'met' if crash_s <= GOAL_CRASH_S else 'NOT met'}")
         if kafka:
             # (after the crash open: a clean close again, so that the files are as pylog leaves them)
-            LogManager.open(root, LogConfig(segment_bytes=segment_bytes), now_ms=int(time.time() * 1000)).close()
+            LogManager.open(root, LogConfig(internal_segment_bytes=segment_bytes), now_ms=int(time.time() * 1000)).close()
             line += "\n" + _kafka_line(root, partitions, clean_s, crash_s)
         return line
     finally:

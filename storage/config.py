@@ -43,9 +43,9 @@ CLEANUP_POLICY_DELETE = "delete"
 CLEANUP_POLICY_COMPACT = "compact"
 COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 
-# Kafka's record overhead of the smallest legacy record: the lower bound of segment.bytes
-# in Kafka 3.9 (Kafka 4 raised it to 1 MiB, which would make small test segments impossible).
-MIN_SEGMENT_BYTES = 14
+# The lower bound of segment.bytes (and of the broker's log.segment.bytes) since Kafka 4.
+# Smaller segments, for tests, are Kafka's internal.segment.bytes.
+MIN_SEGMENT_BYTES = 1024 * 1024
 
 DAY_MS = 24 * MS_PER_HOUR
 
@@ -68,8 +68,8 @@ def _throttled_replicas(value: Any) -> str | None:
 
 
 def _key(name: str, type_: Type, default: Any, validator: Validator | None = None, doc: str = "",
-         acted_on: bool = True) -> ConfigKey:
-    return ConfigKey(name, type_, default, doc, validator, acted_on)
+         acted_on: bool = True, internal: bool = False) -> ConfigKey:
+    return ConfigKey(name, type_, default, doc, validator, acted_on, internal=internal)
 
 
 _I, _L, _D, _B, _STR, _LIST = Type.INT, Type.LONG, Type.DOUBLE, Type.BOOLEAN, Type.STRING, Type.LIST
@@ -79,6 +79,9 @@ _KEYS = (
     # -- segments and indexes --
     _key("segment.bytes", _I, 1024 * 1024 * 1024, at_least(MIN_SEGMENT_BYTES),
          "Roll when the active segment would exceed this size."),
+    _key("internal.segment.bytes", _I, None, None,
+         "Kafka's test-only segment size: when set (any INT, unchecked), it replaces segment.bytes.",
+         internal=True),
     _key("segment.ms", _L, 7 * DAY_MS, at_least(1),
          "Roll when the active segment's first timestamp is this old."),
     _key("segment.jitter.ms", _L, 0, at_least(0),
@@ -145,7 +148,10 @@ _ATTRIBUTE_SET = frozenset(_ATTRIBUTES)
 
 
 def _canonical(key: ConfigKey, value: Any) -> Any:
-    """A field's value parsed and validated, LIST values as tuples."""
+    """A field's value parsed and validated, LIST values as tuples; None stays None for a
+    name whose default is None (an internal name not given)."""
+    if value is None and key.default is None:
+        return None
     parsed = key.parse(value)
     return tuple(parsed) if key.type is Type.LIST else parsed
 
@@ -251,6 +257,14 @@ class LogConfig:
     def log_append_time(self) -> bool:
         """True when the broker stamps each batch with its own clock (LogAppendTime)."""
         return self.message_timestamp_type == LOG_APPEND_TIME
+
+    @property
+    def max_segment_bytes(self) -> int:
+        """The segment size the log rolls at and caps one append by: internal.segment.bytes
+        when set, else segment.bytes (Kafka's LogConfig.segmentSize)."""
+        if self.internal_segment_bytes is not None:
+            return self.internal_segment_bytes
+        return self.segment_bytes
 
     @property
     def max_segment_ms(self) -> int:

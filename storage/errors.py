@@ -20,7 +20,7 @@ Nothing here knows about the wire protocol.
     │                           offsets are not 0..n-1 where it keeps the batch as it came
     │                                                         [UNKNOWN_SERVER_ERROR, Kafka's]
     ├── RecordTooLarge          one batch is larger than max.message.bytes  [MESSAGE_TOO_LARGE]
-    ├── RecordBatchTooLarge     one append is larger than segment.bytes   [RECORD_LIST_TOO_LARGE]
+    ├── RecordBatchTooLarge     one append is larger than the segment size [RECORD_LIST_TOO_LARGE]
     ├── UnexpectedAppendOffset  a batch appended with its own offsets goes backwards
     ├── SegmentOffsetOverflow   an offset does not fit the segment's int32 relative offsets
     ├── CorruptIndex            an index file fails its sanity check (recovery rebuilds it)
@@ -124,10 +124,11 @@ class RecordTooLarge(StorageError):
 
 
 class RecordBatchTooLarge(StorageError):
-    """One append larger than `segment.bytes`: it could never fit in a segment."""
+    """One append larger than the segment size (`segment.bytes`, or `internal.segment.bytes`
+    when set): it could never fit in a segment."""
 
     def __init__(self, size_bytes: int, segment_bytes: int):
-        super().__init__(f"append of {size_bytes} bytes exceeds segment.bytes={segment_bytes}")
+        super().__init__(f"append of {size_bytes} bytes exceeds the segment size, {segment_bytes} bytes")
         self.size_bytes = size_bytes
         self.segment_bytes = segment_bytes
 

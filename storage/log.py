@@ -30,10 +30,11 @@ record framing, keys on compacted topics, timestamp bounds, the topic's
 offsets are assigned by writing each batch's base offset in place (8 bytes, outside the
 CRC), plus the leader epoch when given and the broker's time when the topic uses
 LogAppendTime. The active segment rolls first if the append would not fit it
-(`segment.bytes`), if it is old enough (`segment.ms` minus jitter), if an index is full,
-or if the last offset would overflow its relative int32. Then all the bytes go to the end
-of the active segment in one write, and index entries are added every
-`index.interval.bytes`.
+(`LogConfig.max_segment_bytes`: `segment.bytes`, or Kafka's test-only
+`internal.segment.bytes` when set), if it is old enough (`segment.ms` minus jitter), if an
+index is full, or if the last offset would overflow its relative int32. Then all the
+bytes go to the end of the active segment in one write, and index entries are added
+every `index.interval.bytes`.
 
 The append path runs once per produced batch, so it avoids work it can prove useless:
 the roll conditions are checked exactly only when cheap bounds, computed once per
@@ -520,7 +521,7 @@ class Log:
         Raises, before anything is written: InvalidBatch / CorruptBatch / InvalidRecords
         (format, CRC, record rules), UnreadableBatch (compressed data Kafka cannot read
         back), RecordTooLarge (a batch over max.message.bytes), RecordBatchTooLarge (the
-        whole append over segment.bytes), UnexpectedAppendOffset (follower offsets going
+        whole append over the segment size), UnexpectedAppendOffset (follower offsets going
         back), InvalidProducerEpoch / OutOfOrderSequence / InvalidTxnState (producer
         state).
         """
@@ -549,8 +550,8 @@ class Log:
             view, headers = validate_records(view, headers, config, origin=origin, now_ms=now_ms,
                                              partition=self.name)
         size_bytes = view.nbytes
-        if size_bytes > config.segment_bytes:
-            raise RecordBatchTooLarge(size_bytes, config.segment_bytes)
+        if size_bytes > config.max_segment_bytes:
+            raise RecordBatchTooLarge(size_bytes, config.max_segment_bytes)
 
         log_append_time = assign_offsets and config.log_append_time
         producer_updates = None
@@ -597,7 +598,7 @@ class Log:
             bounds = self._roll_bounds = segment.roll_bounds(config.max_segment_ms)
         segment_size = segment.size_bytes
         if (
-            segment_size > config.segment_bytes - size_bytes
+            segment_size > config.max_segment_bytes - size_bytes
             or last_offset > bounds.max_offset
             or segment_size >= bounds.index_check_position
             or max_timestamp_ms > bounds.max_timestamp_ms
@@ -647,7 +648,7 @@ class Log:
         segment = self._active
         self._roll_bounds = None
         if segment.should_roll(
-            max_segment_bytes=self.config.segment_bytes,
+            max_segment_bytes=self.config.max_segment_bytes,
             max_segment_ms=self.config.max_segment_ms,
             messages_size_bytes=size_bytes,
             max_timestamp_ms=max_timestamp_ms,

@@ -577,7 +577,7 @@ class LogSegment:
         now_ms: int,
     ) -> bool:
         """Kafka's roll conditions, checked before an append of `messages_size_bytes`:
-        the segment would exceed segment.bytes; it is non-empty and older than segment.ms
+        the segment would exceed `max_segment_bytes`; it is non-empty and older than segment.ms
         minus its jitter; an index is full; or `max_offset` does not fit a relative int32."""
         size = self._size_bytes
         return (

@@ -198,6 +198,8 @@ def effective_topic_configs(default_log_config: LogConfig, static_broker_configs
     effective = default_log_config.with_overrides(overrides).to_properties()
     result = []
     for name in sorted(TOPIC_CONFIG_KEYS):
+        if TOPIC_CONFIG_KEYS[name].internal and name not in overrides:
+            continue   # Kafka's internal names: only when given
         if name in overrides:
             source = ConfigSource.TOPIC_CONFIG
         elif name in dynamic:

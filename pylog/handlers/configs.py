@@ -355,10 +355,13 @@ def describe_resource(broker, resource_type: int, name: str | None,
 
 
 def describe_topic_configs(broker, overrides: dict[str, str]) -> list[ConfigValue]:
-    """Every topic config of a topic with these overrides, as DescribeConfigs reports it."""
+    """Every topic config of a topic with these overrides, as DescribeConfigs reports it
+    (Kafka's internal names only where the topic sets them)."""
     effective = broker.topic_log_config(overrides).to_properties()
     values = []
     for name in sorted(TOPIC_CONFIG_KEYS):
+        if TOPIC_CONFIG_KEYS[name].internal and name not in overrides:
+            continue
         value = effective[name]
         synonyms = []
         primary = TOPIC_CONFIG_SYNONYMS.get(name)

@@ -150,7 +150,7 @@ class CleaningJob:
             transactions=self.transactions,
         )
         groups = group_segments_by_size(
-            to_clean, self.config.segment_bytes, self.config.segment_index_bytes, upper_bound
+            to_clean, self.config.max_segment_bytes, self.config.segment_index_bytes, upper_bound
         )
         try:
             for group in groups:

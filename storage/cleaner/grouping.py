@@ -3,7 +3,8 @@
 
 Compaction shrinks segments; recopying each one alone would leave ever more, ever
 smaller segments. So consecutive segments are cleaned into one: a group grows while
-its `.log` sizes together stay within `segment.bytes`, its offset-index sizes and its
+its `.log` sizes together stay within the segment size (`segment.bytes`, or
+`internal.segment.bytes` when set), its offset-index sizes and its
 time-index sizes each within `segment.index.bytes`, and its offsets stay within an
 int32 of the group's base offset (the indexes store 4-byte relative offsets). A
 segment's last offset is bounded by the next segment's base offset minus one (the

@@ -42,7 +42,9 @@ from kafka import KafkaConsumer, TopicPartition
 
 from protocol import headers
 from protocol.messages import (
+    CreateTopicsRequest,
     FetchRequest,
+    IncrementalAlterConfigsRequest,
     InitProducerIdRequest,
     MetadataRequest,
     ProduceRequest,
@@ -256,6 +258,26 @@ class WireClient:
         (partition_response,) = topic_response.partition_responses
         assert (topic_response.name, partition_response.index) == (topic, partition)
         return partition_response
+
+    def create_topics(self, names, partitions: int, configs: dict[str, str] | None = None) -> None:
+        """CreateTopics v5 for `names`, each with `partitions` and `configs`; every one must
+        be created."""
+        Topic, Config = CreateTopicsRequest.CreatableTopic, CreateTopicsRequest.CreatableTopicConfig
+        response = self.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[
+            Topic(name=name, num_partitions=partitions, replication_factor=1,
+                  configs=[Config(name=key, value=value) for key, value in (configs or {}).items()])
+            for name in names]))
+        assert [(t.name, t.error_code, t.error_message) for t in response.topics] == [
+            (name, 0, None) for name in names]
+
+    def incremental_alter_topic_configs(self, topic: str, configs: dict[str, str]) -> None:
+        """IncrementalAlterConfigs v1 SET of `configs` on `topic`; it must be taken."""
+        Resource, Config = (IncrementalAlterConfigsRequest.AlterConfigsResource,
+                            IncrementalAlterConfigsRequest.AlterableConfig)
+        response = self.request(44, 1, IncrementalAlterConfigsRequest(resources=[Resource(
+            resource_type=2, resource_name=topic,
+            configs=[Config(name=key, config_operation=0, value=value) for key, value in configs.items()])]))
+        assert [(r.error_code, r.error_message) for r in response.responses] == [(0, None)]
 
     def init_producer_id(self, version: int = 1) -> tuple[int, int]:
         response = self.request(22, version, InitProducerIdRequest(transactional_id=None,

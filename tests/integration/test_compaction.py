@@ -15,7 +15,7 @@ import time
 import pytest
 from kafka import KafkaProducer
 
-from tests.integration.support import consume_all, wait_until
+from tests.integration.support import WireClient, consume_all, wait_until
 
 KEYS = 1_000
 UPDATES = 100_000
@@ -26,7 +26,7 @@ def test_a_compacted_topic_keeps_the_last_value_of_every_key(kafka_broker_factor
     broker = kafka_broker_factory(config={"log.cleaner.backoff.ms": 50})
     topic = "compacted-updates"
     broker.call(lambda: broker.broker.create_topic(topic, 1, {
-        "cleanup.policy": "compact", "segment.bytes": str(256 * 1024), "segment.ms": "1000",
+        "cleanup.policy": "compact", "internal.segment.bytes": str(256 * 1024), "segment.ms": "1000",
         "min.cleanable.dirty.ratio": "0.01"}))
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, linger_ms=5, batch_size=64 * 1024)
     futures = [producer.send(topic, key=b"key-%04d" % (i % KEYS), value=b"value-%06d" % i) for i in range(UPDATES)]
@@ -55,7 +55,7 @@ def test_a_compacted_topic_keeps_the_last_value_of_every_key(kafka_broker_factor
 def test_the_cleaner_does_nothing_when_disabled(kafka_broker_factory):
     broker = kafka_broker_factory(config={"log.cleaner.enable": "false", "log.cleaner.backoff.ms": 50})
     broker.call(lambda: broker.broker.create_topic("not-cleaned", 1, {
-        "cleanup.policy": "compact", "segment.bytes": str(64 * 1024), "min.cleanable.dirty.ratio": "0.01"}))
+        "cleanup.policy": "compact", "internal.segment.bytes": str(64 * 1024), "min.cleanable.dirty.ratio": "0.01"}))
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers)
     for i in range(2_000):
         producer.send("not-cleaned", key=b"k%d" % (i % 3), value=b"v" * 50)
@@ -72,13 +72,19 @@ def test_consumer_offsets_is_compacted_and_a_restart_loads_the_live_offsets(tmp_
     from pylog.coordinator.offsets import CommittedOffset
     from pylog.testing import EmbeddedBroker
 
-    config = {"offsets.topic.num.partitions": 1, "offsets.topic.segment.bytes": 64 * 1024,
-              "log.cleaner.backoff.ms": 50}
+    config = {"offsets.topic.num.partitions": 1, "log.cleaner.backoff.ms": 50}
     broker = EmbeddedBroker(tmp_path / "data", config=config).start()
     try:
         store = broker.broker.offset_store
 
         broker.wait_for_group_coordinator()
+        # small segments, so that the cleaner has some to clean: Kafka's test-only size, set
+        # on the topic (offsets.topic.segment.bytes below 1 MiB makes a topic Kafka refuses)
+        with WireClient(broker.bootstrap_servers) as wire:
+            wire.incremental_alter_topic_configs("__consumer_offsets", {"internal.segment.bytes": str(64 * 1024)})
+        wait_until(lambda: broker.call(
+            lambda: broker.broker.partition("__consumer_offsets", 0).log.config.max_segment_bytes) == 64 * 1024,
+            10, "the offsets topic to take its small segments")
 
         def commit_many() -> None:
             for n in range(20_000):
@@ -113,7 +119,7 @@ def test_compact_delete_topics_get_their_retention_from_the_cleaner(kafka_broker
     now_ms = int(time.time() * 1000)
     for topic, policy in (("compact-delete", "compact,delete"), ("compact-only", "compact")):
         broker.call(lambda topic=topic, policy=policy: broker.broker.create_topic(topic, 1, {
-            "cleanup.policy": policy, "segment.bytes": "1024", "retention.ms": "60000",
+            "cleanup.policy": policy, "internal.segment.bytes": "1024", "retention.ms": "60000",
             "min.cleanable.dirty.ratio": "0.99"}))
         client = RawClient(broker.bootstrap_servers)
         for i in range(30):  # distinct keys, an hour old: nothing to compact, all past retention.ms

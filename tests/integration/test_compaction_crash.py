@@ -68,7 +68,7 @@ RECORDS_PER_BATCH = 10
 TOMBSTONE_CHANCE = 0.05
 ONCE_CHANCE = 0.08   # a key written once: every cleaned segment keeps some records
 DAY_MS = 24 * 3600 * 1000
-TOPIC_CONFIGS = {"cleanup.policy": "compact", "segment.bytes": str(32 * 1024),
+TOPIC_CONFIGS = {"cleanup.policy": "compact", "internal.segment.bytes": str(32 * 1024),
                  "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": str(DAY_MS)}
 CLEANING = {"log.cleaner.backoff.ms": 50, "auto.create.topics.enable": "false"}
 NOT_CLEANING = {**CLEANING, "log.cleaner.enable": "false"}

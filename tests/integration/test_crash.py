@@ -25,6 +25,7 @@ from kafka import KafkaProducer
 from tests.integration.support import (
     PYTHON,
     ROOT,
+    WireClient,
     assert_contiguous_batches,
     consume_all,
     end_offset,
@@ -35,7 +36,7 @@ from tests.integration.support import (
 
 TOPIC = "crash-stream"
 PARTITIONS = 2
-OVERRIDES = {"num.partitions": PARTITIONS, "log.segment.bytes": 64 * 1024}
+SMALL_SEGMENTS = {"internal.segment.bytes": str(64 * 1024)}   # Kafka's test-only segment size
 
 
 class StreamingProducer:
@@ -131,7 +132,9 @@ def check_files(serve) -> None:
 def test_stop_while_streaming(serve_factory, how):
     """kill -9 (the crash), and for comparison SIGTERM (a clean stop while requests are
     in flight: those are answered or not, but nothing acknowledged may be lost)."""
-    serve = serve_factory(overrides=OVERRIDES).start()
+    serve = serve_factory().start()
+    with WireClient(serve.bootstrap_servers) as wire:
+        wire.create_topics([TOPIC], PARTITIONS, SMALL_SEGMENTS)
     acknowledged: list[tuple[int, int, bytes]] = []
     for cycle in range(2):
         producer = StreamingProducer(serve.bootstrap_servers, cycle).start()
@@ -165,7 +168,9 @@ def test_torn_write_at_the_tail_is_cut_on_restart(serve_factory):
     """What a crash in the middle of a write leaves (a partial batch at the end of the
     active segment) is truncated by recovery; every acknowledged record stays; the log
     goes on at the right offset with no junk in the file."""
-    serve = serve_factory(overrides=OVERRIDES).start()
+    serve = serve_factory().start()
+    with WireClient(serve.bootstrap_servers) as wire:
+        wire.create_topics([TOPIC], PARTITIONS, SMALL_SEGMENTS)
     producer = KafkaProducer(bootstrap_servers=serve.bootstrap_servers)
     futures = [producer.send(TOPIC, value=b"crash-0-%08d" % i, partition=0) for i in range(1000)]
     producer.flush(timeout=60)

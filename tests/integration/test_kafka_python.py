@@ -38,8 +38,10 @@ def record_for(i: int) -> tuple[bytes, bytes, list]:
 @pytest.mark.timeout(150)
 def test_twenty_thousand_records_round_trip(kafka_broker_factory):
     # Small segments, so that the produce rolls and the read crosses many segments.
-    broker = kafka_broker_factory(config={"log.segment.bytes": 256 * 1024})
+    broker = kafka_broker_factory()
     topic = "kp-twenty-thousand"
+    with WireClient(broker.bootstrap_servers) as wire:
+        wire.create_topics([topic], 1, {"internal.segment.bytes": str(256 * 1024)})
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers)
     futures = []
     for i in range(N):
@@ -98,8 +100,10 @@ LOOKUPS = sorted({T0 - 1, T0, T0 + 1, T0 + 400, T0 + 500, T0 + 999, T0 + 2000, T
 def test_offsets_for_times(kafka_broker_factory, layout):
     """By-timestamp lookups (the time index, and the records inside a batch)."""
     # Tiny segments: one batch per record spreads the log over several segments.
-    broker = kafka_broker_factory(config={"log.segment.bytes": 1024, "log.index.interval.bytes": 1})
+    broker = kafka_broker_factory()
     topic = f"kp-times-{layout}"
+    with WireClient(broker.bootstrap_servers) as wire:
+        wire.create_topics([topic], 1, {"internal.segment.bytes": "1024", "index.interval.bytes": "1"})
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, linger_ms=10_000)
     futures = []
     for i, timestamp in enumerate(TIMESTAMPS):

@@ -42,7 +42,7 @@ T0 = (int(time.time()) - 3600) * 1000
 TOPICS = ("restart-a", "restart-b")
 PARTITIONS = 2
 PER_PARTITION = 400
-BROKER_CONFIG = {"num.partitions": PARTITIONS, "log.segment.bytes": 8192}
+SMALL_SEGMENTS = {"internal.segment.bytes": "8192"}   # Kafka's test-only segment size: the logs roll
 
 
 @dataclass
@@ -160,9 +160,12 @@ ADMIN_CONFIGS = {"retention.ms": "123456789", "max.message.bytes": "5000"}
 
 
 def admin_setup(bootstrap_servers: str) -> None:
-    """A topic created with configs through the admin API, and one created and deleted."""
+    """The topics `produce_records` writes, with small segments; a topic created with configs
+    through the admin API, and one created and deleted."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=10_000)
     try:
+        admin.create_topics([NewTopic(topic, num_partitions=PARTITIONS, replication_factor=1,
+                                      topic_configs=SMALL_SEGMENTS) for topic in TOPICS])
         admin.create_topics([NewTopic(ADMIN_TOPIC, num_partitions=3, replication_factor=1,
                                       topic_configs=ADMIN_CONFIGS),
                              NewTopic(DELETED_TOPIC, num_partitions=1, replication_factor=1)])
@@ -208,7 +211,7 @@ def state_entry(embedded, tp, producer_id):
 
 @pytest.mark.timeout(150)
 def test_embedded_restart(kafka_broker_factory):
-    broker = kafka_broker_factory(config=BROKER_CONFIG)
+    broker = kafka_broker_factory()
     admin_setup(broker.bootstrap_servers)
     expected = produce_records(broker.bootstrap_servers, 0, PER_PARTITION)
     before = look(broker.bootstrap_servers, broker.data_dir, expected)
@@ -243,7 +246,7 @@ def test_embedded_restart(kafka_broker_factory):
 
 @pytest.mark.timeout(150)
 def test_serve_sigterm_and_kill_restart(serve_factory):
-    serve = serve_factory(overrides=BROKER_CONFIG).start()
+    serve = serve_factory().start()
     admin_setup(serve.bootstrap_servers)
     expected = produce_records(serve.bootstrap_servers, 0, PER_PARTITION)
     before = look(serve.bootstrap_servers, serve.data_dir, expected)

@@ -47,7 +47,7 @@ def create_and_fill(bootstrap_servers: str) -> None:
         Topic = CreateTopicsRequest.CreatableTopic
         response = client.request(19, 4, CreateTopicsRequest(topics=[Topic(
             name=TOPIC, num_partitions=1, replication_factor=1,
-            configs=[CreateTopicsRequest.CreatableTopicConfig(name="segment.bytes", value="200")])]))
+            configs=[CreateTopicsRequest.CreatableTopicConfig(name="internal.segment.bytes", value="200")])]))
         assert response.topics[0].error_code == 0
         # One Produce request per batch (a roll happens between appends, not inside
         # one), pipelined.

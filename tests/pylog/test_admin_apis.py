@@ -8,6 +8,7 @@ hide or never send.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -39,7 +40,9 @@ from protocol.messages import (
     DeleteTopicsRequest,
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
+    ProduceRequest,
 )
+from protocol.records import build_batch
 from pylog.dynamic_broker_config import UPDATABLE
 from pylog.testing import EmbeddedBroker
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
@@ -57,6 +60,9 @@ Topic = CreateTopicsRequest.CreatableTopic
 Assignment = CreateTopicsRequest.CreatableReplicaAssignment
 TopicConfig = CreateTopicsRequest.CreatableTopicConfig
 Resource = DescribeConfigsRequest.DescribeConfigsResource
+
+# what DescribeConfigs lists for a topic that sets no internal name (Kafka lists those only when set)
+DESCRIBED_TOPIC_CONFIGS = {name for name, key in TOPIC_CONFIG_KEYS.items() if not key.internal}
 
 
 @pytest.fixture
@@ -125,7 +131,7 @@ def test_kafka_python_create_topics(broker, kp_admin):
     assert by_name["kp-a"]["error_code"] == 0
     assert (by_name["kp-a"]["num_partitions"], by_name["kp-a"]["replication_factor"]) == (3, 1)
     a_configs = by_name["kp-a"]["configs"]
-    assert set(a_configs) == set(TOPIC_CONFIG_KEYS)
+    assert set(a_configs) == DESCRIBED_TOPIC_CONFIGS
     assert a_configs["retention.ms"]["value"] == "3600000"
     assert a_configs["retention.ms"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"
     assert a_configs["cleanup.policy"]["value"] == "compact"
@@ -235,7 +241,7 @@ def test_kafka_python_describe_configs(broker_factory):
         result = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "kp-conf")],
                                         include_synonyms=True, config_filter="all")
         configs = result["topic"]["kp-conf"]
-        assert set(configs) == set(TOPIC_CONFIG_KEYS)
+        assert set(configs) == DESCRIBED_TOPIC_CONFIGS
         assert configs["max.message.bytes"]["value"] == "2000"
         assert configs["max.message.bytes"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"
         assert [(s["name"], s["value"], s["source"]) for s in configs["max.message.bytes"]["synonyms"]] == [
@@ -291,26 +297,26 @@ def test_kafka_python_describe_configs(broker_factory):
 def test_kafka_python_alter_configs(broker, kp_admin):
     kp_admin.create_topics([NewTopic("kp-alter", 1, 1, topic_configs={"retention.ms": "1000"})])
     resource = ConfigResource(ConfigResourceType.TOPIC, "kp-alter",
-                              {"segment.bytes": "1000000", "retention.ms": ("DELETE", None),
+                              {"segment.bytes": "2000000", "retention.ms": ("DELETE", None),
                                "cleanup.policy": ("APPEND", "compact")})
     assert kp_admin.alter_configs([resource], validate_only=True) == {"topic": {"kp-alter": "OK"}}
     assert topic_info(broker, "kp-alter").configs == {"retention.ms": "1000"}
     resource = ConfigResource(ConfigResourceType.TOPIC, "kp-alter",
-                              {"segment.bytes": "1000000", "retention.ms": ("DELETE", None),
+                              {"segment.bytes": "2000000", "retention.ms": ("DELETE", None),
                                "cleanup.policy": ("APPEND", "compact")})
     assert kp_admin.alter_configs([resource]) == {"topic": {"kp-alter": "OK"}}
-    assert topic_info(broker, "kp-alter").configs == {"segment.bytes": "1000000",
+    assert topic_info(broker, "kp-alter").configs == {"segment.bytes": "2000000",
                                                       "cleanup.policy": "delete,compact"}
     log_config = broker.call(lambda: broker.broker.log_manager.config_for("kp-alter"))
-    assert (log_config.segment_bytes, log_config.cleanup_policy) == (1000000, ("delete", "compact"))
+    assert (log_config.segment_bytes, log_config.cleanup_policy) == (2000000, ("delete", "compact"))
     configs = kp_admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "kp-alter")])
     assert {k: v["value"] for k, v in configs["topic"]["kp-alter"].items()} == {
-        "segment.bytes": "1000000", "cleanup.policy": "delete,compact"}
+        "segment.bytes": "2000000", "cleanup.policy": "delete,compact"}
 
     bad = ConfigResource(ConfigResourceType.TOPIC, "kp-alter", {"segment.bytes": "-1"})
     (outcome,) = kp_admin.alter_configs([bad])["topic"].values()
     assert "InvalidConfigurationError" in outcome and "segment.bytes" in outcome
-    assert topic_info(broker, "kp-alter").configs["segment.bytes"] == "1000000"
+    assert topic_info(broker, "kp-alter").configs["segment.bytes"] == "2000000"
 
     # The legacy AlterConfigs replaces the whole set.
     legacy = ConfigResource(ConfigResourceType.TOPIC, "kp-alter", {"retention.bytes": "5000"})
@@ -625,7 +631,7 @@ def test_describe_configs_every_version(raw, broker, version):
         ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, 0]
     assert (full.resource_type, full.resource_name) == (TOPIC, "conf")
     entries = {c.name: c for c in full.configs}
-    assert set(entries) == set(TOPIC_CONFIG_KEYS)
+    assert set(entries) == DESCRIBED_TOPIC_CONFIGS
     assert [c.name for c in keyed.configs] == ["retention.bytes", "segment.ms"]
     changed, default = entries["retention.bytes"], entries["segment.ms"]
     assert (changed.value, default.value) == ("12345", "604800000")
@@ -748,7 +754,7 @@ def test_topic_configs_survive_a_restart(broker_factory):
     try:
         client.request(19, 4, CreateTopicsRequest(topics=[Topic(
             name="durable", num_partitions=2, replication_factor=1,
-            configs=[TopicConfig(name="segment.bytes", value="100000")])]))
+            configs=[TopicConfig(name="segment.bytes", value="2000000")])]))
         client.request(44, 1, IncrementalAlterConfigsRequest(resources=[
             IncrementalAlterConfigsRequest.AlterConfigsResource(resource_type=TOPIC, resource_name="durable",
                 configs=[IncrementalAlterConfigsRequest.AlterableConfig(
@@ -759,9 +765,9 @@ def test_topic_configs_survive_a_restart(broker_factory):
         client.close()
     embedded.restart()
     info = topic_info(embedded, "durable")
-    assert (info.num_partitions, info.configs) == (3, {"segment.bytes": "100000", "retention.bytes": "77777"})
+    assert (info.num_partitions, info.configs) == (3, {"segment.bytes": "2000000", "retention.bytes": "77777"})
     log_config = embedded.call(lambda: embedded.broker.log_manager.config_for("durable"))
-    assert (log_config.segment_bytes, log_config.retention_bytes) == (100000, 77777)
+    assert (log_config.segment_bytes, log_config.retention_bytes) == (2000000, 77777)
     client = RawClient(embedded.bootstrap_servers)
     try:
         response = client.request(32, 1, DescribeConfigsRequest(resources=[Resource(
@@ -769,4 +775,66 @@ def test_topic_configs_survive_a_restart(broker_factory):
     finally:
         client.close()
     assert [(c.name, c.value, c.config_source) for c in response.results[0].configs] == [
-        ("segment.bytes", "100000", DYNAMIC_TOPIC_CONFIG)]
+        ("segment.bytes", "2000000", DYNAMIC_TOPIC_CONFIG)]
+
+
+def test_segment_bytes_below_a_mib_is_refused_and_internal_segment_bytes_sets_small_segments(broker, raw):
+    """Kafka 4's rules: segment.bytes (and the broker's log.segment.bytes) at least 1 MiB,
+    with Kafka's messages; its test-only internal.segment.bytes takes any INT, is described
+    only where a topic sets it, and is the size the log rolls at."""
+    refused = "Invalid value 16384 for configuration segment.bytes: Value must be at least 1048576"
+    created = raw.request(19, 5, CreateTopicsRequest(topics=[
+        Topic(name="small", num_partitions=1, replication_factor=1,
+              configs=[TopicConfig(name="segment.bytes", value="16384")]),
+        Topic(name="tiny", num_partitions=1, replication_factor=1,
+              configs=[TopicConfig(name="internal.segment.bytes", value="4096")]),
+        Topic(name="plain", num_partitions=1, replication_factor=1)]))
+    assert [(t.name, t.error_code, t.error_message) for t in created.topics] == [
+        ("small", ErrorCode.INVALID_CONFIG, refused), ("tiny", 0, None), ("plain", 0, None)]
+    assert {c.name: (c.value, c.config_source) for c in created.topics[1].configs}["internal.segment.bytes"] == (
+        "4096", DYNAMIC_TOPIC_CONFIG)
+    assert "internal.segment.bytes" not in {c.name for c in created.topics[2].configs}
+
+    Alter = IncrementalAlterConfigsRequest
+    altered = raw.request(44, 1, Alter(resources=[
+        Alter.AlterConfigsResource(resource_type=TOPIC, resource_name="plain", configs=[
+            Alter.AlterableConfig(name="segment.bytes", config_operation=0, value="16384")]),
+        Alter.AlterConfigsResource(resource_type=BROKER, resource_name="", configs=[
+            Alter.AlterableConfig(name="log.segment.bytes", config_operation=0, value="16384")]),
+        Alter.AlterConfigsResource(resource_type=TOPIC, resource_name="tiny", configs=[
+            Alter.AlterableConfig(name="internal.segment.bytes", config_operation=0, value="-5")])]))
+    assert [(r.error_code, r.error_message) for r in altered.responses] == [
+        (ErrorCode.INVALID_CONFIG, refused),
+        (ErrorCode.INVALID_REQUEST,
+         "Invalid value 16384 for configuration log.segment.bytes: Value must be at least 1048576"),
+        (0, None)]
+
+    described = raw.request(32, 4, DescribeConfigsRequest(include_synonyms=True, resources=[
+        Resource(resource_type=TOPIC, resource_name=name, configuration_keys=None) for name in ("tiny", "plain")]))
+    tiny, plain = ({c.name: c for c in result.configs} for result in described.results)
+    assert set(plain) == DESCRIBED_TOPIC_CONFIGS
+    entry = tiny["internal.segment.bytes"]
+    assert (entry.value, entry.config_source, [(s.name, s.value, s.source) for s in entry.synonyms]) == (
+        "-5", DYNAMIC_TOPIC_CONFIG, [("internal.segment.bytes", "-5", DYNAMIC_TOPIC_CONFIG)])
+
+
+def test_internal_segment_bytes_is_the_size_the_log_rolls_at(broker, raw):
+    raw.request(19, 5, CreateTopicsRequest(topics=[Topic(
+        name="rolling", num_partitions=1, replication_factor=1,
+        configs=[TopicConfig(name="internal.segment.bytes", value="2048")])]))
+    log = broker.call(lambda: broker.broker.partition("rolling", 0).log)
+    now_ms = int(time.time() * 1000)
+    for i in range(10):
+        batch = build_batch([(None, b"x" * 500)], timestamp_ms=now_ms)
+        answer = raw.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[
+            ProduceRequest.TopicProduceData(name="rolling", partition_data=[
+                ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
+        assert answer.responses[0].partition_responses[0].error_code == 0
+    sizes = broker.call(lambda: [segment.size_bytes for segment in log.segments])
+    assert len(sizes) == 4 and max(sizes) <= 2048, sizes
+    # an append larger than the segment size could never fit: Kafka's RECORD_LIST_TOO_LARGE
+    big = build_batch([(None, b"y" * 3000)], timestamp_ms=now_ms)
+    answer = raw.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[
+        ProduceRequest.TopicProduceData(name="rolling", partition_data=[
+            ProduceRequest.PartitionProduceData(index=0, records=big)])]))
+    assert answer.responses[0].partition_responses[0].error_code == ErrorCode.RECORD_LIST_TOO_LARGE

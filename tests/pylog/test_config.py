@@ -439,7 +439,7 @@ def test_flush_interval_falls_back_to_scheduler_interval():
         ("auto.create.topics.enable", 1),
         ("message.max.bytes", "-1"),
         ("socket.request.max.bytes", "0"),
-        ("log.segment.bytes", "13"),
+        ("log.segment.bytes", "1048575"),   # Kafka 4's bound: 1 MiB
         ("log.index.size.max.bytes", "3"),
         ("log.flush.interval.messages", "0"),
         ("log.cleanup.policy", "delete,shrink"),
@@ -467,7 +467,7 @@ def test_invalid_values_name_the_key(name, value):
 
 def test_valid_edge_values():
     cfg = BrokerConfig({
-        "log.segment.bytes": "14",
+        "log.segment.bytes": "1048576",
         "message.max.bytes": "0",
         "log.cleanup.policy": " compact , delete ",
         "log.cleaner.min.cleanable.ratio": "1",
@@ -477,7 +477,7 @@ def test_valid_edge_values():
         "auto.create.topics.enable": " True ",
         "cluster.id": "MkU3OEVBNTcwNTJENDM2Qk",
     })
-    assert cfg.log_segment_bytes == 14
+    assert cfg.log_segment_bytes == 1048576
     assert cfg.log_cleanup_policy == ["compact", "delete"]
     assert cfg.log_cleaner_min_cleanable_ratio == 1.0
     assert cfg.num_partitions == 2

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(120)
 KEYS = 500
 BATCHES = 400          # of 50 records of ~100 bytes: ~2 MB, 16 segments of 128 KiB
 ROWS_PER_BATCH = 50
-TOPIC_CONFIG = {"cleanup.policy": "compact", "segment.bytes": str(128 * 1024),
+TOPIC_CONFIG = {"cleanup.policy": "compact", "internal.segment.bytes": str(128 * 1024),
                 "min.cleanable.dirty.ratio": "0.01"}
 
 
@@ -182,7 +182,7 @@ def test_retention_leaves_a_log_a_pass_holds(kafka_broker_factory):
     log whose `cleanup.policy` changed from compact during a pass). The pass itself is
     not run here: the skip is given by hand."""
     broker = kafka_broker_factory()
-    broker.call(lambda: broker.broker.create_topic("aging", 1, {"segment.bytes": str(128 * 1024),
+    broker.call(lambda: broker.broker.create_topic("aging", 1, {"internal.segment.bytes": str(128 * 1024),
                                                                "retention.bytes": "0"}))
     fill(broker, "aging")
     partition = broker.call(lambda: broker.broker.partition("aging", 0))

@@ -119,7 +119,7 @@ def test_retention_ms_below_minus_one_is_refused_with_kafkas_message(broker):
 
 def test_retention_ms_set_live_deletes_the_old_segments_and_logs_one_line(broker, caplog):
     now = int(time.time() * 1000)
-    assert create_topic(broker, "aged", {"segment.bytes": "200"}).error_code == ErrorCode.NONE
+    assert create_topic(broker, "aged", {"internal.segment.bytes": "200"}).error_code == ErrorCode.NONE
     # Ten one-record batches of ~80 bytes: two per segment. Six are two hours old, four new.
     produce_one_per_batch(broker, "aged", [now - 2 * HOUR_MS] * 6 + [now] * 4)
     assert log_state(broker, "aged") == (0, 10, [0, 2, 4, 6, 8])
@@ -139,7 +139,7 @@ def test_retention_ms_set_live_deletes_the_old_segments_and_logs_one_line(broker
 
 def test_retention_bytes_set_live_keeps_the_log_at_or_above_the_limit(broker):
     now = int(time.time() * 1000)
-    create_topic(broker, "sized", {"segment.bytes": "200"})
+    create_topic(broker, "sized", {"internal.segment.bytes": "200"})
     produce_one_per_batch(broker, "sized", [now] * 10)
     sizes = broker.call(lambda: [s.size_bytes for s in broker.broker.partition("sized", 0).log.segments])
     # Keep the last two full segments and the active one: delete as much as stays above.
@@ -152,7 +152,7 @@ def test_retention_bytes_set_live_keeps_the_log_at_or_above_the_limit(broker):
 
 def test_compacted_topics_are_left_to_the_cleaner(broker):
     now = int(time.time() * 1000)
-    create_topic(broker, "compacted", {"segment.bytes": "200", "cleanup.policy": "compact,delete",
+    create_topic(broker, "compacted", {"internal.segment.bytes": "200", "cleanup.policy": "compact,delete",
                                         "retention.ms": "1"})
     produce_one_per_batch(broker, "compacted", [now - HOUR_MS] * 6)
     time.sleep(5 * CHECK_INTERVAL_MS / 1000)
@@ -161,7 +161,7 @@ def test_compacted_topics_are_left_to_the_cleaner(broker):
 
 def test_every_segment_old_rolls_and_the_log_starts_at_its_end(broker):
     now = int(time.time() * 1000)
-    create_topic(broker, "expired", {"segment.bytes": "200", "retention.ms": str(HOUR_MS)})
+    create_topic(broker, "expired", {"internal.segment.bytes": "200", "retention.ms": str(HOUR_MS)})
     produce_one_per_batch(broker, "expired", [now - 2 * HOUR_MS] * 5)
     wait_for(lambda: log_state(broker, "expired")[0] == 5)
     assert log_state(broker, "expired") == (5, 5, [5])
@@ -176,7 +176,7 @@ def test_a_kafka_python_consumer_skips_the_segments_deleted_before_it_read_them(
     """Kafka's clients: a fetch below the log start offset gets OFFSET_OUT_OF_RANGE, and
     the consumer resets by auto.offset.reset (earliest: to the new log start offset)."""
     now = int(time.time() * 1000)
-    create_topic(broker, "reading", {"segment.bytes": "300"})
+    create_topic(broker, "reading", {"internal.segment.bytes": "300"})
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, linger_ms=0)
     try:
         for i in range(40):

@@ -341,7 +341,7 @@ def test_expired_segment_files_are_removed_off_the_event_loop(tmp_path, monkeypa
 
     monkeypatch.setattr(files, "unlink_paths", recording)
     with EmbeddedBroker(tmp_path) as embedded:
-        embedded.call(lambda: embedded.broker.create_topic("rolled", 1, {"segment.bytes": "1024",
+        embedded.call(lambda: embedded.broker.create_topic("rolled", 1, {"internal.segment.bytes": "1024",
                                                                          "file.delete.delay.ms": "0"}))
         produce(embedded, "rolled", 30)
         partition_log = embedded.call(lambda: embedded.broker.partition("rolled", 0).log)

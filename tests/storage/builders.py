@@ -47,7 +47,7 @@ def make_batch(
 
 def small_config(**overrides) -> LogConfig:
     """Small segments and a dense index, so that tests roll and index often."""
-    settings = dict(segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096, file_delete_delay_ms=0)
+    settings = dict(internal_segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096, file_delete_delay_ms=0)
     settings.update(overrides)
     return LogConfig(**settings)
 

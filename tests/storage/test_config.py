@@ -31,7 +31,9 @@ def test_kafka_defaults():
 def test_every_field_has_a_kafka_name():
     assert {key.attribute for key in CONFIG_KEYS.values()} == set(LogConfig.__slots__)
     config = LogConfig()
-    assert all(getattr(config, key.attribute) is not None for key in CONFIG_KEYS.values())
+    assert all(getattr(config, key.attribute) is not None for key in CONFIG_KEYS.values() if not key.internal)
+    assert [key.name for key in CONFIG_KEYS.values() if key.internal] == ["internal.segment.bytes"]
+    assert config.internal_segment_bytes is None
 
 
 def test_a_config_is_immutable_and_compares_by_value():
@@ -69,14 +71,31 @@ def test_to_properties_round_trips():
     config = LogConfig.from_properties({"cleanup.policy": "compact", "retention.ms": "-1", "flush.ms": "100"})
     properties = config.to_properties()
     assert properties["cleanup.policy"] == "compact" and properties["flush.ms"] == "100"
+    assert properties["internal.segment.bytes"] is None
     assert LogConfig.from_properties(properties) == config
     assert set(properties) == set(CONFIG_KEYS)
+    small = LogConfig.from_properties({"internal.segment.bytes": "4096"})
+    assert LogConfig.from_properties(small.to_properties()) == small
 
 
 def test_overrides_keep_the_other_settings():
-    base = LogConfig(segment_bytes=5000)
+    base = LogConfig(segment_bytes=5 << 20)
     changed = base.with_overrides({"retention.ms": "1000"})
-    assert (changed.segment_bytes, changed.retention_ms) == (5000, 1000)
+    assert (changed.segment_bytes, changed.retention_ms) == (5 << 20, 1000)
+
+
+def test_segment_bytes_is_at_least_a_mib_and_internal_segment_bytes_takes_any_int():
+    """Kafka 4's bounds: segment.bytes at least 1 MiB; internal.segment.bytes, for tests, is
+    unchecked and, when set, is the segment size the log uses (Kafka's segmentSize())."""
+    assert LogConfig(segment_bytes=1 << 20).max_segment_bytes == 1 << 20
+    with pytest.raises(InvalidConfig, match="Value must be at least 1048576"):
+        LogConfig.from_properties({"segment.bytes": str((1 << 20) - 1)})
+    for value in (4096, 13, 0, -5):
+        config = LogConfig.from_properties({"internal.segment.bytes": str(value), "segment.bytes": "2097152"})
+        assert (config.internal_segment_bytes, config.segment_bytes, config.max_segment_bytes) == (
+            value, 2097152, value)
+    with pytest.raises(InvalidConfig, match="Not a number of type INT"):
+        LogConfig.from_properties({"internal.segment.bytes": str(2**31)})
 
 
 @pytest.mark.parametrize(
@@ -84,7 +103,7 @@ def test_overrides_keep_the_other_settings():
     [
         ("segment.byte", "1", "unknown topic config name"),
         ("segment.bytes", "abc", "Not a number of type INT"),
-        ("segment.bytes", "13", "Value must be at least 14"),
+        ("segment.bytes", "16384", "Value must be at least 1048576"),
         ("segment.bytes", str(2**31), "Not a number of type INT"),
         ("segment.ms", "0", "at least 1"),
         ("index.interval.bytes", "-1", "at least 0"),

@@ -32,7 +32,7 @@ def kafka_python_batches(data: bytes) -> list[DefaultRecordBatch]:
 
 def test_segments_parse_with_kafka_python_and_indexes_with_struct(tmp_path):
     rng = random.Random(5)
-    config = small_config(segment_bytes=6000, index_interval_bytes=500)
+    config = small_config(internal_segment_bytes=6000, index_interval_bytes=500)
     log = Log.open(tmp_path / "orders-2", config, now_ms=0)
     appended = []  # (first_offset, count, values, timestamps, leader_epoch)
     for i in range(150):
@@ -76,7 +76,7 @@ def test_segments_parse_with_kafka_python_and_indexes_with_struct(tmp_path):
 
 
 def test_file_names_are_twenty_digit_base_offsets(tmp_path):
-    log = Log.open(tmp_path / "t-0", small_config(segment_bytes=300), now_ms=0)
+    log = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=300), now_ms=0)
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=0)
     bases = [s.base_offset for s in log.segments]

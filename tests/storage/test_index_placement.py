@@ -21,7 +21,7 @@ from tests.storage.builders import (
 )
 
 INTERVAL = 256
-CONFIG = small_config(segment_bytes=1 << 20, index_interval_bytes=INTERVAL)
+CONFIG = small_config(internal_segment_bytes=1 << 20, index_interval_bytes=INTERVAL)
 
 
 def append(log: Log, count: int, first_tag: int) -> list[tuple[int, int, int, int]]:

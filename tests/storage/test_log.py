@@ -121,7 +121,7 @@ def test_bad_batch_raises_before_anything_is_written(tmp_path, damage, error):
 
 
 def test_size_limits(tmp_path):
-    log = open_log(tmp_path, small_config(max_message_bytes=500, segment_bytes=1000))
+    log = open_log(tmp_path, small_config(max_message_bytes=500, internal_segment_bytes=1000))
     with pytest.raises(RecordTooLarge):
         log.append(make_batch(1, value_bytes=600), now_ms=0)
     with pytest.raises(RecordBatchTooLarge):
@@ -190,7 +190,7 @@ def test_read_stops_before_max_offset(tmp_path):
 
 
 def test_rolls_on_segment_bytes(tmp_path):
-    log = open_log(tmp_path, small_config(segment_bytes=1000, index_interval_bytes=4096))
+    log = open_log(tmp_path, small_config(internal_segment_bytes=1000, index_interval_bytes=4096))
     for i in range(50):
         log.append(make_batch(1, value_bytes=100, tag=i), now_ms=0)
     sizes = [s.size_bytes for s in log.segments]
@@ -201,7 +201,7 @@ def test_rolls_on_segment_bytes(tmp_path):
 
 
 def test_rolls_on_segment_ms_by_record_timestamps_with_jitter(tmp_path):
-    config = small_config(segment_bytes=1 << 20, segment_ms=10_000, segment_jitter_ms=3_000)
+    config = small_config(internal_segment_bytes=1 << 20, segment_ms=10_000, segment_jitter_ms=3_000)
     log = open_log(tmp_path, config, rng=random.Random(7))
     jitter = log.active_segment.roll_jitter_ms
     assert 0 <= jitter < 3_000
@@ -214,7 +214,7 @@ def test_rolls_on_segment_ms_by_record_timestamps_with_jitter(tmp_path):
 
 
 def test_rolls_when_an_index_is_full(tmp_path):
-    log = open_log(tmp_path, small_config(segment_bytes=1 << 20, index_interval_bytes=0, segment_index_bytes=8 * 5))
+    log = open_log(tmp_path, small_config(internal_segment_bytes=1 << 20, index_interval_bytes=0, segment_index_bytes=8 * 5))
     for i in range(30):
         log.append(make_batch(1, tag=i, timestamp_ms=BASE_TIME_MS + i), now_ms=0)
     for segment in log.segments[:-1]:
@@ -273,7 +273,7 @@ def test_compressed_batches(tmp_path):
 
 def test_offset_for_timestamp_matches_brute_force(tmp_path):
     rng = random.Random(11)
-    log = open_log(tmp_path, small_config(segment_bytes=1500, index_interval_bytes=100))
+    log = open_log(tmp_path, small_config(internal_segment_bytes=1500, index_interval_bytes=100))
     records = []
     for i in range(120):
         timestamps = [BASE_TIME_MS + rng.randint(0, 5000) for _ in range(rng.randint(1, 3))]
@@ -402,7 +402,7 @@ def test_flush_messages_moves_the_recovery_point(tmp_path, monkeypatch):
     fsyncs = []
     real_flush = LogSegment.flush
     monkeypatch.setattr(LogSegment, "flush", lambda self: (fsyncs.append(self.base_offset), real_flush(self))[1])
-    log = open_log(tmp_path, small_config(flush_messages=5, segment_bytes=1 << 20))
+    log = open_log(tmp_path, small_config(flush_messages=5, internal_segment_bytes=1 << 20))
     points = []
     for i in range(12):
         log.append(make_batch(1, tag=i), now_ms=0)
@@ -421,7 +421,7 @@ def test_a_flush_fsyncs_the_directory_only_for_a_segment_created_since_the_last_
     synced = []
     real_fsync_dir = log_module.fsync_dir
     monkeypatch.setattr(log_module, "fsync_dir", lambda path: (synced.append(path), real_fsync_dir(path))[1])
-    log = open_log(tmp_path, small_config(flush_messages=1, segment_bytes=1 << 20))
+    log = open_log(tmp_path, small_config(flush_messages=1, internal_segment_bytes=1 << 20))
     synced.clear()   # (the open's own)
     log.append(make_batch(1, tag=0), now_ms=0)
     assert synced == [log.dir]   # the first segment's first flush
@@ -439,13 +439,13 @@ def test_a_flush_fsyncs_the_directory_only_for_a_segment_created_since_the_last_
 
 def test_flush_ms_and_default_policy(tmp_path):
     clock = Clock()
-    log = open_log(tmp_path, small_config(flush_ms=1000, segment_bytes=1 << 20), clock=clock)
+    log = open_log(tmp_path, small_config(flush_ms=1000, internal_segment_bytes=1 << 20), clock=clock)
     log.append(make_batch(1), now_ms=clock.now_ms)
     assert not log.maybe_flush(clock.advance(999))
     assert log.maybe_flush(clock.advance(1)) and log.recovery_point == 1
     assert not log.maybe_flush(clock.advance(5000))  # nothing unflushed
     log.close()
-    default = Log.open(tmp_path / "other-0", small_config(segment_bytes=600), now_ms=0)
+    default = Log.open(tmp_path / "other-0", small_config(internal_segment_bytes=600), now_ms=0)
     for i in range(20):
         default.append(make_batch(1, value_bytes=100, tag=i), now_ms=0)
         # By default only a roll flushes (its pending flush, run here as the broker would
@@ -457,7 +457,7 @@ def test_flush_ms_and_default_policy(tmp_path):
 
 
 def test_clean_reopen_reads_no_segment_data(tmp_path, monkeypatch):
-    config = small_config(segment_bytes=256 * 1024, index_interval_bytes=4096, segment_index_bytes=1 << 20)
+    config = small_config(internal_segment_bytes=256 * 1024, index_interval_bytes=4096, segment_index_bytes=1 << 20)
     log = open_log(tmp_path, config)
     for i in range(2000):
         log.append(make_batch(3, value_bytes=200, tag=i), now_ms=0)
@@ -505,9 +505,9 @@ def test_closed_log_refuses_use(tmp_path):
 
 
 def test_config_update_applies_to_later_appends(tmp_path):
-    log = open_log(tmp_path, LogConfig(segment_bytes=1 << 20))
+    log = open_log(tmp_path, LogConfig(internal_segment_bytes=1 << 20))
     log.append(make_batch(1, value_bytes=300), now_ms=0)
-    log.update_config(LogConfig(segment_bytes=1 << 20, max_message_bytes=100))
+    log.update_config(LogConfig(internal_segment_bytes=1 << 20, max_message_bytes=100))
     with pytest.raises(RecordTooLarge):
         log.append(make_batch(1, value_bytes=300), now_ms=0)
     log.close()

@@ -22,7 +22,7 @@ from tests.storage.fsync_spy import recording_fsyncs
 
 def test_a_close_fsyncs_each_file_of_the_active_segment_and_the_snapshot_once_and_the_directory_last(
         tmp_path, monkeypatch):
-    log = Log.open(tmp_path / "t-0", small_config(segment_bytes=1 << 20), now_ms=0)
+    log = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=1 << 20), now_ms=0)
     idempotent = build_batch([(None, b"v%d" % i, (), BASE_TIME_MS) for i in range(3)], timestamp_ms=BASE_TIME_MS,
                              producer_id=7, producer_epoch=0, base_sequence=0)
     log.append(idempotent, now_ms=0)
@@ -41,7 +41,7 @@ def test_a_close_fsyncs_each_file_of_the_active_segment_and_the_snapshot_once_an
 
 
 def test_a_close_after_a_flush_fsyncs_only_what_the_seal_changed(tmp_path, monkeypatch):
-    log = Log.open(tmp_path / "t-0", small_config(segment_bytes=1 << 20), now_ms=0)
+    log = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=1 << 20), now_ms=0)
     log.append(make_batch(3), now_ms=0)
     log.flush()
     active = log.active_segment
@@ -54,7 +54,7 @@ def test_a_close_after_a_flush_fsyncs_only_what_the_seal_changed(tmp_path, monke
 
 
 def test_a_segment_fsyncs_its_log_again_only_once_written_or_cut(tmp_path, monkeypatch):
-    log = Log.open(tmp_path / "t-0", small_config(segment_bytes=1 << 20), now_ms=0)
+    log = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=1 << 20), now_ms=0)
     log.append(make_batch(2, tag=0), now_ms=0)
     segment: LogSegment = log.active_segment
     synced = recording_fsyncs(monkeypatch)
@@ -72,10 +72,10 @@ def test_a_segment_fsyncs_its_log_again_only_once_written_or_cut(tmp_path, monke
 
 def test_a_segment_found_on_disk_fsyncs_its_log_at_its_first_flush(tmp_path, monkeypatch):
     # a process killed after an append leaves the bytes in the page cache, not on disk
-    log = Log.open(tmp_path / "t-0", small_config(segment_bytes=1 << 20), now_ms=0)
+    log = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=1 << 20), now_ms=0)
     log.append(make_batch(2), now_ms=0)
     log.close_handlers()
-    reopened = Log.open(tmp_path / "t-0", small_config(segment_bytes=1 << 20), now_ms=0)
+    reopened = Log.open(tmp_path / "t-0", small_config(internal_segment_bytes=1 << 20), now_ms=0)
     synced = recording_fsyncs(monkeypatch)
     reopened.active_segment.flush()
     assert synced.count(str(reopened.active_segment.log_path)) == 1

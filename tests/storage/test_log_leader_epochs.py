@@ -18,7 +18,7 @@ from storage.leader_epoch_cache import LeaderEpochCache
 from storage.log import Log
 from tests.storage.builders import BASE_TIME_MS, make_batch, small_config
 
-CONFIG = small_config(segment_bytes=2000, index_interval_bytes=150)
+CONFIG = small_config(internal_segment_bytes=2000, index_interval_bytes=150)
 
 
 def checkpoint(dir) -> bytes:
@@ -191,7 +191,7 @@ def test_delete_records_moves_the_first_entry_to_the_new_log_start(tmp_path):
 def test_retention_moves_the_first_entry_to_the_first_segment_left(tmp_path):
     log = leader_log(tmp_path / "t-0", epochs=[0] * 30 + [1] * 30 + [2] * 30)
     assert log.epoch_entries == [E(0, 0), E(1, 60), E(2, 120)]
-    log.update_config(small_config(segment_bytes=2000, index_interval_bytes=150, retention_bytes=3000))
+    log.update_config(small_config(internal_segment_bytes=2000, index_interval_bytes=150, retention_bytes=3000))
     assert log.delete_old_segments(0, log.log_end_offset)
     new_start = log.log_start_offset
     assert 60 < new_start < 120  # (what the sizes give: a start inside epoch 1)

@@ -143,12 +143,12 @@ TIME_SPAN_MS = 10_000
 
 CONFIGS = [
     # Small segments, an index entry every 256 bytes, deletes at once.
-    LogConfig(segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096, file_delete_delay_ms=0),
+    LogConfig(internal_segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096, file_delete_delay_ms=0),
     # An index entry after every batch and room for 8 offset / 5 time entries: rolls on a full index.
-    LogConfig(segment_bytes=6144, index_interval_bytes=0, segment_index_bytes=64, file_delete_delay_ms=0),
+    LogConfig(internal_segment_bytes=6144, index_interval_bytes=0, segment_index_bytes=64, file_delete_delay_ms=0),
     # Rolls by record time (segment.ms with jitter); deleted segments linger as `.deleted`.
     LogConfig(
-        segment_bytes=8192, index_interval_bytes=512, segment_index_bytes=1024,
+        internal_segment_bytes=8192, index_interval_bytes=512, segment_index_bytes=1024,
         segment_ms=3000, segment_jitter_ms=1000, file_delete_delay_ms=60_000,
     ),
 ]
@@ -415,7 +415,7 @@ class LogStateMachine(RuleBasedStateMachine):
         produced = b"".join(built)
         buffer = bytearray(produced) if writable else produced
         now_ms = self.tick()
-        if len(produced) > self.config.segment_bytes:
+        if len(produced) > self.config.max_segment_bytes:
             with pytest.raises(RecordBatchTooLarge):
                 self.log.append(buffer, now_ms=now_ms, leader_epoch=leader_epoch)
             return
@@ -1160,7 +1160,7 @@ def test_unclean_open_reads_nothing_below_the_recovery_point(tmp_path, monkeypat
     log. Here a log of 8 full segments and a partly written 9th, from a plain (not
     idempotent) producer, is dropped without closing and reopened: not one byte of the 8
     older `.log` files may be read."""
-    config = LogConfig(segment_bytes=64 * 1024, index_interval_bytes=4096, segment_index_bytes=4096)
+    config = LogConfig(internal_segment_bytes=64 * 1024, index_interval_bytes=4096, segment_index_bytes=4096)
     dir = tmp_path / "topic-0"
     log = Log.open(dir, config, now_ms=BASE_TIME_MS)
     batch = build_batch([(None, b"v" * 1000, (), BASE_TIME_MS)] * 15)

@@ -78,12 +78,12 @@ def test_delete_log_and_leftover_delete_directories(tmp_path):
 
 def test_topic_configs(tmp_path):
     clock = Clock()
-    compacted = LogConfig(cleanup_policy=("compact",), segment_bytes=2048)
+    compacted = LogConfig(cleanup_policy=("compact",), internal_segment_bytes=2048)
     manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms, topic_configs={"state": compacted})
     assert manager.get_or_create_log("state", 0, now_ms=0).config is compacted
     plain = manager.get_or_create_log("plain", 0, now_ms=0)
     assert plain.config == small_config()
-    changed = small_config(segment_bytes=999)
+    changed = small_config(internal_segment_bytes=999)
     manager.set_topic_config("plain", changed)
     assert plain.config is changed
     manager.close()
@@ -104,7 +104,7 @@ def test_corrupt_checkpoint_means_full_recovery(tmp_path):
 
 def test_flush_dirty_logs(tmp_path):
     clock = Clock()
-    manager = LogManager.open(tmp_path, small_config(flush_ms=100, segment_bytes=1 << 20), now_ms=clock.now_ms)
+    manager = LogManager.open(tmp_path, small_config(flush_ms=100, internal_segment_bytes=1 << 20), now_ms=clock.now_ms)
     fill(manager, clock)
     assert manager.flush_dirty_logs(clock.advance(100)) == 3
     assert all(log.unflushed_messages == 0 for log in manager.logs.values())

@@ -13,7 +13,7 @@ from storage.log import Log
 from tests.storage.builders import make_batch, records_of, small_config
 from tests.storage.fsync_spy import recording_fsyncs
 
-CONFIG = small_config(segment_bytes=2000, index_interval_bytes=150)
+CONFIG = small_config(internal_segment_bytes=2000, index_interval_bytes=150)
 
 
 def fill_until_roll(log: Log, tag: int = 0) -> int:

@@ -314,7 +314,7 @@ def test_state_survives_a_clean_close_and_reopen(tmp_path):
 
 def test_rolls_write_snapshots_at_the_new_base_offsets(tmp_path):
     dir = tmp_path / "t-0"
-    log = open_log(dir, small_config(segment_bytes=600))
+    log = open_log(dir, small_config(internal_segment_bytes=600))
     for i in range(20):
         log.append(batch(seq=2 * i, records=2, tag=i, value_bytes=40), now_ms=BASE_TIME_MS)
     bases = [segment.base_offset for segment in log.segments]
@@ -330,7 +330,7 @@ def test_a_log_without_producers_writes_empty_snapshots(tmp_path):
     """As Kafka does: every roll and the clean close write a snapshot, empty or not, so
     that an unclean open replays from the last one instead of from the log start."""
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=300)
+    config = small_config(internal_segment_bytes=300)
     log = open_log(dir, config)
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
@@ -372,7 +372,7 @@ def test_moving_the_log_start_keeps_the_producers_and_snapshots_only_above_the_s
 
 def test_an_unclean_open_of_a_log_without_producers_replays_only_the_active_segment(tmp_path):
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=300)
+    config = small_config(internal_segment_bytes=300)
     log = open_log(dir, config)
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
@@ -388,7 +388,7 @@ def test_a_clean_open_without_snapshots_writes_empty_ones(tmp_path):
     """A log from before producer state (no `.snapshot` files) after a clean shutdown:
     no producers, and empty snapshots at the last two segment bases and the log end."""
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=300)
+    config = small_config(internal_segment_bytes=300)
     log = open_log(dir, config)
     for i in range(20):
         log.append(make_batch(3, value_bytes=50, tag=i), now_ms=BASE_TIME_MS)
@@ -405,7 +405,7 @@ def test_a_clean_open_without_snapshots_writes_empty_ones(tmp_path):
 
 def test_an_unclean_stop_replays_the_log_after_the_last_snapshot(tmp_path):
     dir = tmp_path / "t-0"
-    log = open_log(dir, small_config(segment_bytes=600))
+    log = open_log(dir, small_config(internal_segment_bytes=600))
     infos = [log.append(batch(seq=2 * i, records=2, tag=i, value_bytes=40) + batch(pid=2, seq=i),
                         now_ms=BASE_TIME_MS) for i in range(20)]
     last_snapshot = log.producer_snapshot_offsets[-1]
@@ -414,7 +414,7 @@ def test_an_unclean_stop_replays_the_log_after_the_last_snapshot(tmp_path):
     log.close_handlers()  # a crash: no snapshot at the log end offset
     assert not (dir / f"{infos[-1].last_offset + 1:020d}.snapshot").exists()
 
-    log = open_log(dir, small_config(segment_bytes=600), had_clean_shutdown=False)
+    log = open_log(dir, small_config(internal_segment_bytes=600), had_clean_shutdown=False)
     report = log.recovery_report
     assert report.producer_snapshot_offset == last_snapshot and report.producer_batches_replayed > 0
     for pid in (PID, 2):
@@ -444,7 +444,7 @@ def test_an_unclean_stop_without_snapshots_replays_from_the_log_start(tmp_path):
 
 def test_a_corrupt_snapshot_is_deleted_and_an_older_one_used(tmp_path, caplog):
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=600)
+    config = small_config(internal_segment_bytes=600)
     log = open_log(dir, config)
     for i in range(12):
         log.append(batch(seq=i, value_bytes=80, tag=i), now_ms=BASE_TIME_MS)
@@ -475,7 +475,7 @@ def test_a_corrupt_snapshot_is_deleted_and_an_older_one_used(tmp_path, caplog):
 
 def test_snapshots_above_the_recovered_end_and_strays_are_deleted_on_open(tmp_path):
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=600)
+    config = small_config(internal_segment_bytes=600)
     log = open_log(dir, config)
     for i in range(12):
         log.append(batch(seq=i, value_bytes=80, tag=i), now_ms=BASE_TIME_MS)
@@ -501,7 +501,7 @@ def test_snapshots_above_the_recovered_end_and_strays_are_deleted_on_open(tmp_pa
 
 def test_truncation_rewinds_the_state(tmp_path):
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=600)
+    config = small_config(internal_segment_bytes=600)
     log = open_log(dir, config)
     infos = [log.append(batch(seq=2 * i, records=2, tag=i, value_bytes=40), now_ms=BASE_TIME_MS)
              for i in range(20)]
@@ -530,7 +530,7 @@ def test_truncation_rewinds_the_state(tmp_path):
 
 
 def test_truncation_below_the_first_snapshot_replays_from_the_log_start(tmp_path):
-    log = open_log(tmp_path / "t-0", small_config(segment_bytes=600))
+    log = open_log(tmp_path / "t-0", small_config(internal_segment_bytes=600))
     for i in range(20):
         log.append(batch(seq=i, value_bytes=80, tag=i), now_ms=BASE_TIME_MS)
     assert log.producer_snapshot_offsets[0] > 2
@@ -541,7 +541,7 @@ def test_truncation_below_the_first_snapshot_replays_from_the_log_start(tmp_path
 
 def test_deleting_segments_deletes_the_snapshots_below_them(tmp_path):
     dir = tmp_path / "t-0"
-    log = open_log(dir, small_config(segment_bytes=600))
+    log = open_log(dir, small_config(internal_segment_bytes=600))
     for i in range(20):
         log.append(batch(seq=i, value_bytes=80, tag=i), now_ms=BASE_TIME_MS)
     segments = log.segments
@@ -610,7 +610,7 @@ def test_snapshot_codec_round_trip_and_checks():
 def test_reloaded_state_matches_the_state_before_the_stop(tmp_path, seed):
     rng = random.Random(seed)
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=rng.choice([500, 900, 4096]))
+    config = small_config(internal_segment_bytes=rng.choice([500, 900, 4096]))
     log = open_log(dir, config)
     next_seq = {pid: 0 for pid in range(5)}
     epochs = {pid: 0 for pid in range(5)}

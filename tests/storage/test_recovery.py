@@ -15,7 +15,7 @@ from storage.segment import LogSegment
 from storage.time_index import TimestampOffset
 from tests.storage.builders import make_batch, read_offset_index, read_time_index, records_of, small_config
 
-CONFIG = small_config(segment_bytes=2000, index_interval_bytes=150)
+CONFIG = small_config(internal_segment_bytes=2000, index_interval_bytes=150)
 
 
 def build_log(dir, batches: int = 120) -> list[tuple[int, int]]:
@@ -201,7 +201,7 @@ def test_truncating_a_segment_whose_time_index_was_created_empty_keeps_its_entri
     entry the close (or a roll) appends would go back in offsets: the close raised and
     left the log half closed (the log state machine found it)."""
     dir = tmp_path / "t-0"
-    config = small_config(segment_bytes=100_000, index_interval_bytes=100)
+    config = small_config(internal_segment_bytes=100_000, index_interval_bytes=100)
     log = Log.open(dir, config, now_ms=0)
     log.append(make_batch(2, timestamp_ms=5000), now_ms=0)  # offsets 0-1, the largest timestamp
     log.close()

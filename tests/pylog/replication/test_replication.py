@@ -53,7 +53,7 @@ def leo(cluster, node_id):
 
 def test_followers_replicate_byte_identical_segments_and_epochs(tmp_path):
     async def scenario():
-        cluster = await started(tmp_path, 3, topic_configs={"segment.bytes": "1024"})
+        cluster = await started(tmp_path, 3, topic_configs={"internal.segment.bytes": "1024"})
         try:
             epoch = (await cluster.create_topic((1, 2, 3))).leader_epoch
             client = cluster.client(1)

@@ -11,7 +11,7 @@ from tests.storage.builders import BASE_TIME_MS, small_config
 
 
 def compact_config(**overrides):
-    settings = dict(cleanup_policy=("compact",), segment_bytes=1024, delete_retention_ms=1000,
+    settings = dict(cleanup_policy=("compact",), internal_segment_bytes=1024, delete_retention_ms=1000,
                     min_cleanable_dirty_ratio=0.0)
     settings.update(overrides)
     return small_config(**settings)

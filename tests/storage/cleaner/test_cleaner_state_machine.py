@@ -33,7 +33,7 @@ class CleanerStateMachine(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.data_dir = Path(tempfile.mkdtemp(prefix="cleaner-sm-"))
-        self.config = compact_config(segment_bytes=600, delete_retention_ms=100,
+        self.config = compact_config(internal_segment_bytes=600, delete_retention_ms=100,
                                      file_delete_delay_ms=0)
         self.now_ms = BASE_TIME_MS
         self.log = Log.open(self.data_dir / "t-0", self.config, now_ms=self.now_ms)
