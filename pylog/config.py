@@ -435,13 +435,17 @@ class BrokerConfig:
                               "(log.dirs or log.dir)")
         eff["log.dirs"] = dirs
 
-        # the most specific time unit wins
-        # (the validators keep both results in range: log.roll.* >= 1, jitter >= 0)
+        # the most specific time unit wins; KafkaConfig's requirements on the result (the
+        # millisecond names have no validator of their own, the hours ones do)
         roll = own["log.roll.ms"]
         eff["log.roll.ms"] = roll if roll is not None else own["log.roll.hours"] * MS_PER_HOUR
+        if eff["log.roll.ms"] < 1:
+            raise ConfigError(None, "requirement failed: log.roll.ms must be greater than or equal to 1")
         jitter = own["log.roll.jitter.ms"]
         eff["log.roll.jitter.ms"] = (jitter if jitter is not None
                                      else own["log.roll.jitter.hours"] * MS_PER_HOUR)
+        if eff["log.roll.jitter.ms"] < 0:
+            raise ConfigError(None, "requirement failed: log.roll.jitter.ms must be greater than or equal to 0")
 
         retention = own["log.retention.ms"]
         if retention is None:
@@ -452,7 +456,8 @@ class BrokerConfig:
         if retention < 0:
             retention = -1
         if retention == 0:
-            raise ConfigError("log.retention.ms", "must be -1 (unlimited) or at least 1", 0)
+            raise ConfigError(None, "requirement failed: log.retention.ms must be unlimited (-1) or, "
+                                    "greater than or equal to 1")
         eff["log.retention.ms"] = retention
 
         flush_ms = own["log.flush.interval.ms"]
@@ -466,7 +471,7 @@ class BrokerConfig:
         except ValueError as e:
             raise ConfigError(None, str(e)) from None
         if own["max.connections.per.ip"] == 0 and not overrides:
-            raise ConfigError(None, "max.connections.per.ip can be set to zero only if "
+            raise ConfigError(None, "requirement failed: max.connections.per.ip can be set to zero only if "
                                     "max.connections.per.ip.overrides property is set.")
 
         listeners = resolve_listeners(own["listeners"], own["advertised.listeners"],

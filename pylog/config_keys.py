@@ -174,11 +174,11 @@ _KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("log.dir", _CSV, ["./pylog-data"], "Data directory used when log.dirs is not set.",
               kafka_default=["/tmp/kafka-logs"]),
     _topic("segment.bytes", "log.segment.bytes"),
-    _topic("segment.ms", "log.roll.ms", default=None,
+    _topic("segment.ms", "log.roll.ms", default=None, validator=None,   # KafkaConfig requires it >= 1
            doc="Age at which a segment rolls; wins over log.roll.hours."),
     ConfigKey("log.roll.hours", _I, 24 * 7, "Age at which a segment rolls, in hours.",
               at_least(1)),
-    _topic("segment.jitter.ms", "log.roll.jitter.ms", default=None,
+    _topic("segment.jitter.ms", "log.roll.jitter.ms", default=None, validator=None,   # required >= 0
            doc="Most random time taken off the roll age; wins over log.roll.jitter.hours."),
     ConfigKey("log.roll.jitter.hours", _I, 0, "Roll jitter, in hours.", at_least(0)),
     _topic("segment.index.bytes", "log.index.size.max.bytes"),

@@ -34,9 +34,10 @@ security configs can be dynamically updated only per-listener using the listener
 HashSet(...)"); a value of the wrong type or out of range ("Invalid value x for configuration n:
 ..."); a per-broker name on the cluster default ("Cannot update these configs at default
 cluster level, broker id must be specified: Set(...)"); the resulting config as a whole,
-as this broker would take it (its own values over the cluster default), by the log
-cleaner's reconfiguration rules too (`cleaner_reconfiguration_problem`: at least 1 MiB of
-dedupe buffer per thread, a thread count at most doubled or halved at once). Another
+as this broker would take it (its own values over the cluster default), by Kafka's
+reconfiguration rules too (`reconfiguration_problem`): the log cleaner's (at least 1 MiB of
+dedupe buffer per thread, a thread count at most doubled or halved at once), the same bound
+on the other thread pools' counts, and a connection limit or rate above 0. Another
 broker's config is not checked; a broker that finds values it cannot take in the metadata
 (a cluster default another broker accepted) keeps its config with one ERROR line, as
 Kafka's does. Names pylog does not know are kept as given, as
@@ -116,6 +117,45 @@ def cleaner_reconfiguration_problem(current: BrokerConfig, new: BrokerConfig) ->
         reason = f"Log cleaner threads cannot be increased to more than double the current value {before}"
     else:
         return None
+    return _invalid_dynamic(reason)
+
+
+# The thread pools whose count Kafka lets change by at most double or half at once
+# (DynamicThreadPool, the network processors, the remote log manager's pools; pylog reads
+# num.replica.fetchers at start only).
+THREAD_POOLS = ("num.network.threads", "num.io.threads", "num.recovery.threads.per.data.dir", "background.threads",
+                "remote.log.reader.threads", "remote.log.manager.copier.thread.pool.size",
+                "remote.log.manager.expiration.thread.pool.size")
+
+
+def reconfiguration_problem(current: BrokerConfig, new: BrokerConfig) -> str | None:
+    """Kafka's answer when `new` cannot replace `current` (its reconfigurables'
+    validateReconfiguration, in its order): the log cleaner's rules, then the connection
+    limits (SocketServer's ConnectionQuotas: `max.connections` and
+    `max.connection.creation.rate` above 0), then every thread pool's count (changed: at
+    least 1, at least half and at most double the current count). None when it is taken."""
+    problem = cleaner_reconfiguration_problem(current, new)
+    if problem:
+        return problem
+    for name in ("max.connections", "max.connection.creation.rate"):
+        if new.get(name) != current.get(name) and new.get(name) <= 0:
+            return _invalid_dynamic(f"Invalid {name} {new.get(name)}")
+    for name in THREAD_POOLS:
+        count, before = new.get(name), current.get(name)
+        if count == before:
+            continue
+        failed = f"Dynamic thread count update validation failed for {name}={count}"
+        if count <= 0:
+            return _invalid_dynamic(f"{failed}, value should be at least 1")
+        if count < before // 2:
+            return _invalid_dynamic(f"{failed}, value should be at least half the current value {before}")
+        if count > before * 2:
+            return _invalid_dynamic(f"{failed}, value should not be greater than double the current value {before}")
+    return None
+
+
+def _invalid_dynamic(reason: str) -> str:
+    """How Kafka answers a reconfigurable's ConfigException: wrapped in the dynamic update's."""
     return (f"Invalid value org.apache.kafka.common.config.ConfigException: {reason} for configuration "
             "Invalid dynamic configuration")
 
@@ -148,7 +188,7 @@ class DynamicBrokerConfig:
         except InvalidConfig as e:
             log.error("dynamic broker configs not applied: %s", e)
             return False
-        problem = cleaner_reconfiguration_problem(self.current, current)
+        problem = reconfiguration_problem(self.current, current)
         if problem:   # Kafka's broker keeps its config too ("Failed to update broker configuration")
             log.error("dynamic broker configs not applied: %s", problem)
             return False
@@ -207,7 +247,7 @@ class DynamicBrokerConfig:
                 effective = self.effective(new, self.per_broker)
         except InvalidConfig as e:
             raise BrokerError(ErrorCode.INVALID_REQUEST, str(e)) from None
-        problem = cleaner_reconfiguration_problem(self.current, effective)   # as this broker would take it
+        problem = reconfiguration_problem(self.current, effective)   # as this broker would take it
         if problem:
             raise BrokerError(ErrorCode.INVALID_REQUEST, problem)
 

@@ -19,6 +19,7 @@ to `Log.update_config`.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Mapping
 
 from storage.config_def import (
@@ -52,19 +53,24 @@ DAY_MS = 24 * MS_PER_HOUR
 
 def _gzip_level(value: Any) -> str | None:
     if value != -1 and not 1 <= value <= 9:
-        return "must be -1 (default) or between 1 and 9"
+        return "Value must be between 1 and 9 or equal to -1"   # Kafka's GzipCompression level validator
     return None
 
 
-def _throttled_replicas(value: Any) -> str | None:
-    # "*" or entries of the form partition:broker.
-    if list(value) == ["*"]:
-        return None
-    for item in value:
-        partition, colon, broker = item.partition(":")
-        if not (colon and partition.strip().isdigit() and broker.strip().isdigit()):
-            return f"item {item!r} must be '*' or 'partition:brokerId'"
-    return None
+def _throttled_replicas(name: str) -> Validator:
+    """Kafka's ThrottledReplicaListValidator: "*" (the items joined), or every item
+    "partition:broker" or empty; the message names the config and shows the whole list as
+    Java prints a List."""
+    def check(value: Any) -> tuple[str, str] | None:
+        if "".join(value) == "*" or all(_THROTTLED_REPLICA_RE.fullmatch(item) for item in value):
+            return None
+        return (f"{name} must be the literal '*' or a list of replicas in the following format: "
+                "[partitionId]:[brokerId],[partitionId]:[brokerId],..."), f"[{', '.join(value)}]"
+
+    return check
+
+
+_THROTTLED_REPLICA_RE = re.compile(r"([0-9]+:[0-9]+)?")
 
 
 def _key(name: str, type_: Type, default: Any, validator: Validator | None = None, doc: str = "",
@@ -131,8 +137,10 @@ _KEYS = (
     _key("compression.gzip.level", _I, -1, _gzip_level, **_NOT_YET),
     _key("compression.lz4.level", _I, 9, between(1, 17), **_NOT_YET),
     _key("compression.zstd.level", _I, 3, between(-131072, 22), **_NOT_YET),
-    _key("leader.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
-    _key("follower.replication.throttled.replicas", _LIST, (), _throttled_replicas, **_NOT_YET),
+    _key("leader.replication.throttled.replicas", _LIST, (),
+         _throttled_replicas("leader.replication.throttled.replicas"), **_NOT_YET),
+    _key("follower.replication.throttled.replicas", _LIST, (),
+         _throttled_replicas("follower.replication.throttled.replicas"), **_NOT_YET),
     _key("remote.storage.enable", _B, False, **_NOT_YET),
     _key("local.retention.ms", _L, -2, at_least(-2), **_NOT_YET),
     _key("local.retention.bytes", _L, -2, at_least(-2), **_NOT_YET),

@@ -52,7 +52,9 @@ class Type(enum.Enum):
 
 
 _INT_RE = re.compile(r"[+-]?[0-9]+")
-_DOUBLE_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+# Java's Double.parseDouble (hexadecimal forms aside): NaN and Infinity, case-sensitive, and
+# an optional float/double suffix
+_DOUBLE_RE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)")
 LIST_SPLIT_RE = re.compile(r"\s*,\s*")
 _INT_RANGES = {
     Type.INT: (INT_MIN, INT_MAX),
@@ -188,7 +190,7 @@ def parse_value(name: str, type_: Type, raw: Any) -> Any:
         if isinstance(raw, (int, float)):
             return float(raw)
         if isinstance(raw, str) and _DOUBLE_RE.fullmatch(raw.strip()):
-            return float(raw.strip())
+            return float(raw.strip().rstrip("fFdD"))
         raise InvalidConfig(name, "Not a number of type DOUBLE", raw)
     if type_ is Type.BOOLEAN:
         if isinstance(raw, bool):
@@ -232,6 +234,19 @@ def format_value(type_: Type, value: Any) -> str | None:
         return java_double_text(float(value))
     if type_ is Type.PASSWORD:
         return None
+    return str(value)
+
+
+def java_text(type_: Type, value: Any) -> str:
+    """A parsed value as Java's toString prints it in a ConfigException ("Invalid value 5.0
+    for configuration ..."): a number without the sign or spaces it was given with, a double
+    as Java prints doubles, a trimmed string, a password hidden."""
+    if type_ is Type.DOUBLE:
+        return java_double_text(float(value))
+    if type_ is Type.BOOLEAN:
+        return "true" if value else "false"
+    if type_ is Type.PASSWORD:
+        return "[hidden]"
     return str(value)
 
 
@@ -291,7 +306,9 @@ class ConfigKey(NamedTuple):
         if self.validator is not None:
             reason = self.validator(value)
             if isinstance(reason, tuple):
-                reason, raw = reason
+                reason, raw = reason   # the item of a list at fault
+            elif self.type not in (Type.LIST, Type.CSV):
+                raw = java_text(self.type, value)   # Kafka's message shows the parsed value
             if reason is not None:
                 raise InvalidConfig(self.name, reason, raw)
         return value

@@ -1,10 +1,11 @@
-"""Invalid topic config values, refused by pylog as the reference Kafka refuses them.
+"""Invalid topic and broker config values, refused by pylog as the reference Kafka refuses them.
 
 Each value goes to both brokers through the three requests that set topic configs:
 CreateTopics (validate only), AlterConfigs and IncrementalAlterConfigs (validate only, on
 a topic each broker has). The error code and the message (Kafka's ConfigDef wording: "Not
 a number of type LONG", "Value must be at least -1", "String must be one of: compact,
 delete") must be the same on both; the values Kafka accepts must be accepted by pylog.
+Then broker values on the cluster default (`BROKER_CASES`), the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from protocol.messages import AlterConfigsRequest, CreateTopicsRequest, Incremen
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 
-TOPIC_RESOURCE = 2
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 SET = 0  # IncrementalAlterConfigs operation
 
 CASES = [
@@ -26,6 +27,30 @@ CASES = [
     ("delete.retention.ms", "-1"), ("min.compaction.lag.ms", "-1"), ("max.compaction.lag.ms", "0"),
     ("segment.ms", "0"), ("message.timestamp.type", "NowTime"), ("preallocate", "yes"),
     ("max.message.bytes", "-1"), ("index.interval.bytes", "-1"), ("compression.type", "brotli"),
+    # the message shows the value as parsed (Java's toString), not as given
+    ("min.cleanable.dirty.ratio", "13"), ("min.cleanable.dirty.ratio", "1e3"), ("segment.bytes", " 5 "),
+    ("segment.bytes", "+5"), ("compression.type", " 5 "), ("message.timestamp.type", " "),
+    # Java's doubles: NaN passes every range check, Infinity is a number
+    ("min.cleanable.dirty.ratio", "NaN"), ("min.cleanable.dirty.ratio", "Infinity"),
+    ("min.cleanable.dirty.ratio", "0.5d"), ("min.cleanable.dirty.ratio", "nan"),
+    ("compression.gzip.level", "0"),
+    ("leader.replication.throttled.replicas", "0:1,x"), ("follower.replication.throttled.replicas", "1"),
+    ("leader.replication.throttled.replicas", "0:1,,2:3"), ("follower.replication.throttled.replicas", "*"),
+]
+
+# Broker configs set on the cluster default (IncrementalAlterConfigs, validate only): the
+# ConfigDef's checks, KafkaConfig's requirements ("requirement failed: ..."), and the
+# reconfiguration rules of the thread pools and connection limits, against a broker of
+# Kafka's defaults (10 background threads, 8 I/O threads, 3 network threads, ...).
+BROKER_CASES = [
+    ("background.threads", "4"), ("background.threads", "21"), ("background.threads", "20"),
+    ("num.io.threads", "17"), ("num.network.threads", "13"), ("num.recovery.threads.per.data.dir", "+5"),
+    ("remote.log.reader.threads", "1"), ("remote.log.manager.copier.thread.pool.size", "32768"),
+    ("max.connections", "0"), ("max.connection.creation.rate", "0"), ("max.connections.per.ip", "0"),
+    ("log.roll.ms", "0"), ("log.roll.jitter.ms", "-1"), ("log.retention.ms", "0"),
+    ("log.cleaner.min.cleanable.ratio", "2147483648"), ("log.cleaner.io.buffer.load.factor", "NaN"),
+    ("log.cleaner.io.max.bytes.per.second", "Infinity"), ("compression.gzip.level", "13"),
+    ("log.segment.bytes", "+5"), ("ssl.client.auth", " 5 "),
 ]
 
 
@@ -79,6 +104,24 @@ def test_the_same_answer_as_kafka(both, compat_table, existing_topic, request_ki
     same = answers["pylog"] == answers["kafka"]
     compat_table.record("tool", f"{request_kind} {name}={value}", f"error {answers['pylog'][0]}",
                         f"error {answers['kafka'][0]}", "same" if same else f"differs: {answers['pylog'][1]!r}")
+    assert answers["pylog"] == answers["kafka"]
+
+
+@pytest.mark.parametrize("name, value", BROKER_CASES, ids=[f"{n}={v}" for n, v in BROKER_CASES])
+def test_the_same_answer_as_kafka_for_the_cluster_default(both, compat_table, name, value):
+    Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
+    Config = IncrementalAlterConfigsRequest.AlterableConfig
+    request = IncrementalAlterConfigsRequest(validate_only=True, resources=[Resource(
+        resource_type=BROKER_RESOURCE, resource_name="", configs=[Config(name=name, config_operation=SET, value=value)])])
+    answers = {}
+    for broker_name, broker in both.items():
+        with WireClient(broker.bootstrap_servers) as client:
+            (result,) = client.request(44, 1, request).responses
+            answers[broker_name] = result.error_code, result.error_message
+    same = answers["pylog"] == answers["kafka"]
+    compat_table.record("tool", f"IncrementalAlterConfigs broker default {name}={value}",
+                        f"error {answers['pylog'][0]}", f"error {answers['kafka'][0]}",
+                        "same" if same else f"differs: {answers['pylog'][1]!r}")
     assert answers["pylog"] == answers["kafka"]
 
 

@@ -395,7 +395,20 @@ def test_retention_of_zero_is_refused():
                   {"log.retention.hours": 0}):
         with pytest.raises(ConfigError) as err:
             BrokerConfig(given)
-        assert err.value.name == "log.retention.ms"
+        assert str(err.value) == ("requirement failed: log.retention.ms must be unlimited (-1) or, "
+                                  "greater than or equal to 1")   # KafkaConfig's words
+
+
+def test_roll_times_are_required_in_range_as_kafkaconfig_requires_them():
+    """log.roll.ms and log.roll.jitter.ms have no validator in Kafka's ConfigDef: KafkaConfig
+    requires the resolved values in range, with Scala's "requirement failed" words."""
+    for given, message in (({"log.roll.ms": 0}, "log.roll.ms must be greater than or equal to 1"),
+                           ({"log.roll.ms": -5}, "log.roll.ms must be greater than or equal to 1"),
+                           ({"log.roll.jitter.ms": -1}, "log.roll.jitter.ms must be greater than or equal to 0")):
+        with pytest.raises(ConfigError) as err:
+            BrokerConfig(given)
+        assert str(err.value) == f"requirement failed: {message}"
+    assert BrokerConfig({"log.roll.ms": 1, "log.roll.jitter.ms": 0}).log_roll_ms == 1
 
 
 def test_roll_and_jitter_precedence():
@@ -724,8 +737,10 @@ def test_not_acted_on_names_the_given_non_default_settings():
 
 def test_broker_synonyms_in_the_topic_unit_share_the_topic_definition():
     """log.segment.bytes and segment.bytes (and every such pair) are one definition: same
-    type, same validator; the same default but where the broker name has none of its own
-    (log.roll.ms, resolved from log.roll.hours) or pylog is stricter (log.cleanup.policy).
+    type, same validator (but log.roll.ms and log.roll.jitter.ms, whose range KafkaConfig
+    requires after resolving them); the same default but where the broker name has none of
+    its own (log.roll.ms, resolved from log.roll.hours) or pylog is stricter
+    (log.cleanup.policy).
     log.retention.ms is the broker's own: any negative value means unlimited there."""
     from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 
@@ -738,6 +753,9 @@ def test_broker_synonyms_in_the_topic_unit_share_the_topic_definition():
             assert list(broker.default) == list(topic.default)
             continue
         if broker_name == "log.retention.ms":
+            continue
+        if broker_name in ("log.roll.ms", "log.roll.jitter.ms"):   # KafkaConfig requires their range
+            assert broker.validator is None, broker_name
             continue
         assert broker.validator is topic.validator, broker_name
         assert broker.acted_on == topic.acted_on, broker_name

@@ -251,7 +251,7 @@ def test_configured_listeners_with_port_zero_are_described_with_the_bound_port(t
 
 
 def test_kafkas_dynamic_names_pylog_does_not_act_on_are_stored_and_described(raw):
-    assert alter(raw, "", ("num.io.threads", SET, "16"), ("background.threads", SET, "4")) == (0, None)
+    assert alter(raw, "", ("num.io.threads", SET, "16"), ("background.threads", SET, "6")) == (0, None)
     assert alter(raw, "1", ("ssl.cipher.suites", SET, "TLS_AES_128_GCM_SHA256"),
                  ("listener.name.plaintext.ssl.keystore.password", SET, "secret")) == (0, None)
     described = describe(raw, BROKER, "1", "num.io.threads", "background.threads", "ssl.cipher.suites",
@@ -270,7 +270,7 @@ def test_kafkas_dynamic_names_pylog_does_not_act_on_are_stored_and_described(raw
     default = describe(raw, BROKER, "")
     assert default["num.io.threads"].value == "16"
     per_broker = describe(raw, BROKER, "1")
-    assert per_broker["background.threads"].value == "4"
+    assert per_broker["background.threads"].value == "6"
 
 
 def test_kafkas_refusals_of_per_broker_per_listener_and_start_only_names(raw):
@@ -366,3 +366,33 @@ def test_log_cleaner_threads_change_by_kafkas_rules(embedded, raw, caplog):
     assert embedded.call(lambda: embedded.broker.config.log_cleaner_threads) == 1
     assert alter(raw, "1", ("log.cleaner.threads", SET, "2")) == (0, None)
     assert embedded.call(lambda: embedded.broker.config.log_cleaner_threads) == 2
+
+
+def test_thread_pools_connection_limits_and_roll_times_change_by_kafkas_rules(embedded, raw):
+    """Kafka's reconfiguration checks of the other pools (a changed count at least half and at
+    most double the current one), of the connection limits (above 0), and KafkaConfig's
+    requirements on the roll times, with Kafka's words (tests/compat/test_config_refusals.py
+    compares them with the reference)."""
+    def invalid(reason):
+        return (ErrorCode.INVALID_REQUEST, "Invalid value org.apache.kafka.common.config.ConfigException: "
+                                           f"{reason} for configuration Invalid dynamic configuration")
+
+    failed = "Dynamic thread count update validation failed for"
+    assert alter(raw, "", ("background.threads", SET, "4")) == invalid(
+        f"{failed} background.threads=4, value should be at least half the current value 10")
+    assert alter(raw, "1", ("num.network.threads", SET, "7")) == invalid(
+        f"{failed} num.network.threads=7, value should not be greater than double the current value 3")
+    assert alter(raw, "", ("remote.log.reader.threads", SET, "21")) == invalid(
+        f"{failed} remote.log.reader.threads=21, value should not be greater than double the current value 10")
+    assert alter(raw, "", ("max.connections", SET, "0")) == invalid("Invalid max.connections 0")
+    assert alter(raw, "", ("max.connection.creation.rate", SET, "0")) == invalid(
+        "Invalid max.connection.creation.rate 0")
+    assert alter(raw, "", ("log.roll.ms", SET, "0")) == (
+        ErrorCode.INVALID_REQUEST, "requirement failed: log.roll.ms must be greater than or equal to 1")
+    assert alter(raw, "", ("log.roll.jitter.ms", SET, "-1")) == (
+        ErrorCode.INVALID_REQUEST, "requirement failed: log.roll.jitter.ms must be greater than or equal to 0")
+    # within the bounds: taken, and the next change is bounded by the new count
+    assert alter(raw, "", ("num.io.threads", SET, "16"), ("background.threads", SET, "5")) == (0, None)
+    assert embedded.call(lambda: embedded.broker.config.get("background.threads")) == 5
+    assert alter(raw, "", ("background.threads", SET, "11")) == invalid(
+        f"{failed} background.threads=11, value should not be greater than double the current value 5")

@@ -115,7 +115,7 @@ def test_segment_bytes_is_at_least_a_mib_and_internal_segment_bytes_takes_any_in
         ("preallocate", "yes", "Expected value to be either true or false"),
         ("compression.type", "brotli", "String must be one of: "),
         ("compression.gzip.level", "0", "-1"),
-        ("follower.replication.throttled.replicas", "x", "partition:brokerId"),
+        ("follower.replication.throttled.replicas", "x", "must be the literal '*' or a list of replicas"),
     ],
 )
 def test_invalid_values_are_rejected_clearly(name, value, fragment):
