@@ -100,14 +100,12 @@ def one_of(*choices: str) -> Validator:
     return check
 
 
-def each_of(*choices: str, allow_empty: bool = True) -> Validator:
-    """Every item of a list is one of `choices` (Kafka's ValidList.in)."""
+def each_of(*choices: str) -> Validator:
+    """Every item of a list is one of `choices` (Kafka's ValidList.in; an empty list passes)."""
 
     def check(value: Any) -> str | None:
         if value is None:
             return None
-        if not value and not allow_empty:
-            return f"must name at least one of {', '.join(choices)}"
         bad = [item for item in value if item not in choices]
         if bad:
             return f"String must be one of: {', '.join(choices)}", bad[0]

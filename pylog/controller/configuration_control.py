@@ -90,13 +90,16 @@ class TopicSettings:
     """The controller's static settings that the topic and config rules read (set once)."""
 
     __slots__ = ("default_log_config", "static_broker_configs", "num_partitions", "default_replication_factor",
-                 "delete_topic_enable", "node_id", "group_broker_configs")
+                 "delete_topic_enable", "node_id", "group_broker_configs", "remote_log_storage_system_enable")
 
     def __init__(self, default_log_config: LogConfig = _DEFAULT_LOG_CONFIG,
                  static_broker_configs: frozenset[str] = frozenset(), num_partitions: int = 1,
                  default_replication_factor: int = 1, delete_topic_enable: bool = True, node_id: int = 1,
-                 group_broker_configs: Mapping[str, Any] | None = None):
+                 group_broker_configs: Mapping[str, Any] | None = None,
+                 remote_log_storage_system_enable: bool = False):
         self.default_log_config = default_log_config
+        # whether topics may set remote.storage.enable (pylog stores no remote data either way)
+        self.remote_log_storage_system_enable = remote_log_storage_system_enable
         self.static_broker_configs = static_broker_configs   # the names given
         self.num_partitions = num_partitions
         self.default_replication_factor = default_replication_factor
@@ -115,7 +118,8 @@ class TopicSettings:
                    static_broker_configs=given, num_partitions=config.num_partitions,
                    default_replication_factor=config.default_replication_factor,
                    delete_topic_enable=config.delete_topic_enable, node_id=config.node_id,
-                   group_broker_configs={name: config.get(name) for name in GROUP_BOUND_NAMES})
+                   group_broker_configs={name: config.get(name) for name in GROUP_BOUND_NAMES},
+                   remote_log_storage_system_enable=config.get("remote.log.storage.system.enable"))
 
 
 def elr_enabled(image: MetadataImage) -> bool:
@@ -136,10 +140,12 @@ def check_no_null_configs(configs: dict[str, str | None]) -> None:
                           f"Null value not supported for topic configs: {','.join(nulls)}")
 
 
-def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None]) -> LogConfig:
+def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | None],
+                        remote_storage_system_enabled: bool = False) -> LogConfig:
     """The LogConfig of a topic with these overrides; BrokerError(INVALID_CONFIG) with
-    Kafka's message for a null value, an unknown name, a bad value or min.compaction.lag.ms
-    above max.compaction.lag.ms."""
+    Kafka's message for a null value, an unknown name, a bad value, min.compaction.lag.ms
+    above max.compaction.lag.ms, or remote.storage.enable on a broker whose
+    remote.log.storage.system.enable is false (Kafka's default)."""
     check_no_null_configs(configs)
     for name in configs:
         if name not in TOPIC_CONFIG_KEYS:
@@ -157,6 +163,9 @@ def check_topic_configs(default_log_config: LogConfig, configs: dict[str, str | 
         log_config.check_compaction_lags()
     except InvalidConfig as e:
         raise BrokerError(ErrorCode.INVALID_CONFIG, e.reason) from None
+    if log_config.remote_storage_enable and not remote_storage_system_enabled:
+        raise BrokerError(ErrorCode.INVALID_CONFIG, "Tiered Storage functionality is disabled in the broker. "
+                                                    "Topic cannot be configured with remote log storage.")
     return log_config
 
 
@@ -367,7 +376,7 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
     else:
         new = {c.name: c.value for c in resource.configs if c.value is not None}
     changes = topic_config_records(image, name, current, new)
-    check_topic_configs(settings.default_log_config, new)
+    check_topic_configs(settings.default_log_config, new, settings.remote_log_storage_system_enable)
     if name not in image.topics_by_name:
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
     return changes

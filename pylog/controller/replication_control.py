@@ -311,7 +311,7 @@ def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: 
     configs = {c.name: c.value for c in topic.configs}
     check_no_null_configs(configs)
     config_records = topic_config_records(image, name, {}, configs)   # refuses over-long values
-    check_topic_configs(settings.default_log_config, configs)
+    check_topic_configs(settings.default_log_config, configs, settings.remote_log_storage_system_enable)
 
     if topic.assignments:
         if topic.replication_factor != -1:

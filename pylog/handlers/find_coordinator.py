@@ -12,7 +12,9 @@ client understand TRANSACTION_ABORTABLE (KIP-890), which this broker never answe
 v6 adds share coordinator keys (key_type 2, "groupId:topicId:partition", KIP-932): before
 v6, or malformed, INVALID_REQUEST as in Kafka; a well-formed one COORDINATOR_NOT_AVAILABLE,
 since pylog has no share coordinator (Kafka would create `__share_group_state` and answer
-its leader). From v4 the entries carry no error message, as Kafka's.
+its leader). From v4 the entries' error message is empty (Kafka sets none, and the field's
+default is ""), but for an unknown key type, which Kafka refuses as it reads the request:
+INVALID_REQUEST with that error's default message.
 
 Served even before a client uses groups: librdkafka switches LZ4 compression on only
 for brokers that advertise FindCoordinator (its feature map ties LZ4 to this API).
@@ -52,8 +54,9 @@ def make_handler(broker):
         if version >= 4:
             coordinators = [coordinator(broker, key, request.key_type, host, port, version)
                             for key in request.coordinator_keys]
+            unknown_key_type = request.key_type not in (GROUP, TRANSACTION, SHARE)
             for entry in coordinators:
-                entry.error_message = None
+                entry.error_message = ErrorCode.INVALID_REQUEST.message if unknown_key_type else ""
             return FindCoordinatorResponse(coordinators=coordinators)
         entry = coordinator(broker, request.key, request.key_type, host, port, version)
         # below v4 Kafka puts the error's name in the message, success included: "NONE"

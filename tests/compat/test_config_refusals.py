@@ -36,6 +36,7 @@ CASES = [
     ("compression.gzip.level", "0"),
     ("leader.replication.throttled.replicas", "0:1,x"), ("follower.replication.throttled.replicas", "1"),
     ("leader.replication.throttled.replicas", "0:1,,2:3"), ("follower.replication.throttled.replicas", "*"),
+    ("remote.storage.enable", "true"), ("cleanup.policy", ""),
 ]
 
 # Broker configs set on the cluster default (IncrementalAlterConfigs, validate only): the
@@ -50,7 +51,7 @@ BROKER_CASES = [
     ("log.roll.ms", "0"), ("log.roll.jitter.ms", "-1"), ("log.retention.ms", "0"),
     ("log.cleaner.min.cleanable.ratio", "2147483648"), ("log.cleaner.io.buffer.load.factor", "NaN"),
     ("log.cleaner.io.max.bytes.per.second", "Infinity"), ("compression.gzip.level", "13"),
-    ("log.segment.bytes", "+5"), ("ssl.client.auth", " 5 "),
+    ("log.segment.bytes", "+5"), ("ssl.client.auth", " 5 "), ("log.cleanup.policy", ""),
 ]
 
 

@@ -1,7 +1,9 @@
 """FindCoordinator (key 10): this node coordinates every group and transaction, in Kafka's shapes.
 
 Below v4 the answer is one coordinator, and Kafka writes the error's name into the message
-even on success ("NONE"); from v4 on, one entry per key, with a null message on success.
+even on success ("NONE"); from v4 on, one entry per key, with an empty message (Kafka sets
+none: the field's default), but for an unknown key type, refused with INVALID_REQUEST's
+default message.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ def test_one_entry_per_key_from_v4(kafka_broker, version):
     client = RawClient(kafka_broker.bootstrap_servers)
     response = client.request(10, version, FindCoordinatorRequest(key_type=1, coordinator_keys=["t1", "t2"]))
     assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [
-        ("t1", ErrorCode.NONE, None, 1), ("t2", ErrorCode.NONE, None, 1)]
+        ("t1", ErrorCode.NONE, "", 1), ("t2", ErrorCode.NONE, "", 1)]
+
+
+@pytest.mark.parametrize("version", [4, 5, 6])
+def test_an_unknown_key_type_from_v4_is_refused_with_kafkas_default_message(kafka_broker, version):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    response = client.request(10, version, FindCoordinatorRequest(key_type=7, coordinator_keys=["x"]))
+    assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [
+        ("x", ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST.message, -1)]
 
 
 def test_an_unknown_key_type_is_an_invalid_request(kafka_broker):
@@ -49,4 +59,4 @@ SHARE_KEY = "share-group:AAAAAAAAAAAAAAAAAAAAAA:0"   # groupId:topicId:partition
 def test_share_coordinator_keys(kafka_broker, version, key, code):
     client = RawClient(kafka_broker.bootstrap_servers)
     response = client.request(10, version, FindCoordinatorRequest(key_type=2, coordinator_keys=[key]))
-    assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [(key, code, None, -1)]
+    assert [(c.key, c.error_code, c.error_message, c.node_id) for c in response.coordinators] == [(key, code, "", -1)]
