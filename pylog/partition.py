@@ -273,9 +273,10 @@ class Partition:
         return ErrorCode.NONE
 
     def diverging_epoch(self, fetch_offset: int, last_fetched_epoch: int) -> tuple[int, int] | None:
-        """Kafka's check of a follower's last fetched epoch against this leader's epoch
-        cache (Partition.readRecords): (epoch, end offset) when the follower's log
-        diverges (its epoch is unknown here or ended before `fetch_offset`), else None.
+        """Kafka's check of a fetcher's last fetched epoch (a follower's or a consumer's)
+        against this leader's epoch cache (Partition.readRecords): (epoch, end offset) when
+        the fetcher's log diverges (its epoch is unknown here or ended before
+        `fetch_offset`), else None.
         Raises OFFSET_OUT_OF_RANGE (Kafka's messages) when the cache cannot tell, or the fetch
         offset is below the log start."""
         epoch, end_offset = self.end_offset_for_epoch(last_fetched_epoch)

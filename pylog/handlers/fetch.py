@@ -6,9 +6,12 @@ carries the follower's broker epoch too):
 Consumers (replica_id < 0). For each requested partition, in request order: only the
 leader answers, after checking the leader epoch the client believes in (v9+,
 `Partition.check_leader`: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, then
-NOT_LEADER_OR_FOLLOWER on a follower); then read from the fetch offset up to the high
-watermark (the last stable offset for read_committed), at most `partition_max_bytes` and
-what is left of the response's `max_bytes`. The broker's `fetch.max.bytes` (55 MiB) caps the
+NOT_LEADER_OR_FOLLOWER on a follower) and, when the fetch names a `last_fetched_epoch`,
+the same diverging-epoch check as a follower's (below); then read from the fetch offset up
+to the high watermark (the last stable offset for read_committed), at most
+`partition_max_bytes` and what is left of the response's `max_bytes`. A read_committed
+answer lists its aborted transactions (an empty list: pylog has none), a
+read_uncommitted one none (null), as Kafka's. The broker's `fetch.max.bytes` (55 MiB) caps the
 request's `max_bytes` and `min_bytes`, for consumers and followers alike (Kafka's
 KafkaApis.handleFetchRequest; a v0-v2 request, which has no `max_bytes`, gets just the cap).
 
@@ -159,6 +162,9 @@ def is_diverging(data: PartitionData) -> bool:
     return data.diverging_epoch.epoch >= 0 or data.diverging_epoch.end_offset >= 0
 
 
+READ_COMMITTED = 1   # isolation_level
+
+
 def _said(epoch: int) -> int | None:
     """Fetch takes any negative epoch for "not said" (Kafka's FetchRequest.optionalEpoch)."""
     return epoch if epoch >= 0 else None
@@ -171,10 +177,34 @@ def read_partition(partition, request, isolation_level: int, budget: int, first:
         return failed(index, epoch_error), 0
     max_bytes = min(request.partition_max_bytes, budget)
     try:
+        data = diverged(partition, index, request)
+        if data is not None:
+            return data, 0
         result = partition.read(request.fetch_offset, max_bytes, isolation_level, min_one_batch=first)
     except Exception as exc:
         return failed(index, error_code_for(exc)), 0
-    return answered(partition, index, result)
+    # read_committed answers list the aborted transactions the records hold: none in pylog
+    return answered(partition, index, result, [] if isolation_level == READ_COMMITTED else None)
+
+
+def diverged(partition, index: int, request) -> PartitionData | None:
+    """The answer to a fetch whose `last_fetched_epoch` (v12+, a follower's or a consumer's
+    alike, as in Kafka's Partition.readRecords) ended here before the fetch offset, or is
+    unknown to this leader: the epoch and end offset to truncate to, no records. None when
+    the fetch does not name an epoch or its log agrees; OFFSET_OUT_OF_RANGE raised when the
+    epoch cache cannot tell (`Partition.diverging_epoch`)."""
+    if request.last_fetched_epoch < 0:
+        return None
+    diverging = partition.diverging_epoch(request.fetch_offset, request.last_fetched_epoch)
+    if diverging is None:
+        return None
+    epoch, end_offset = diverging
+    return PartitionData(partition_index=index, error_code=ErrorCode.NONE,
+                         high_watermark=partition.high_watermark,
+                         last_stable_offset=partition.last_stable_offset,
+                         log_start_offset=partition.log_start_offset,
+                         diverging_epoch=FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end_offset),
+                         aborted_transactions=None, records=b"")
 
 
 def read_for_follower(broker, partition, request, replica_id: int, broker_epoch: int, budget: int, first: bool,
@@ -185,17 +215,9 @@ def read_for_follower(broker, partition, request, replica_id: int, broker_epoch:
     if error:
         return failed(index, error), 0
     try:
-        diverging = None
-        if request.last_fetched_epoch >= 0:
-            diverging = partition.diverging_epoch(request.fetch_offset, request.last_fetched_epoch)
-        if diverging is not None:
-            epoch, end_offset = diverging
-            return PartitionData(partition_index=index, error_code=ErrorCode.NONE,
-                                 high_watermark=partition.high_watermark,
-                                 last_stable_offset=partition.last_stable_offset,
-                                 log_start_offset=partition.log_start_offset,
-                                 diverging_epoch=FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end_offset),
-                                 aborted_transactions=None, records=b""), 0
+        data = diverged(partition, index, request)
+        if data is not None:
+            return data, 0
         result = partition.read_for_follower(request.fetch_offset, min(request.partition_max_bytes, budget),
                                              min_one_batch=first)
     except Exception as exc:
@@ -210,13 +232,13 @@ def read_for_follower(broker, partition, request, replica_id: int, broker_epoch:
     return answered(partition, index, result)
 
 
-def answered(partition, index: int, result):
+def answered(partition, index: int, result, aborted_transactions: list | None = None):
     """The partition's answer; its records stay in the segment file until they are sent
     (protocol/file_range.py, pylog/frame_writer.py)."""
     records = FileRange(result.fd, result.position, result.size_bytes) if result.size_bytes else b""
     return PartitionData(partition_index=index, error_code=ErrorCode.NONE, high_watermark=partition.high_watermark,
                          last_stable_offset=partition.last_stable_offset,
-                         log_start_offset=partition.log_start_offset, aborted_transactions=None,
+                         log_start_offset=partition.log_start_offset, aborted_transactions=aborted_transactions,
                          records=records), result.size_bytes
 
 
