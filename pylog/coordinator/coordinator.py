@@ -93,7 +93,7 @@ from protocol.internal.group_metadata_value import GroupMetadataValue, MemberMet
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.errors import error_code_for
 from pylog.coordinator import OFFSETS_TOPIC
-from pylog.coordinator.offsets import write_error
+from pylog.coordinator.offsets import in_kafkas_partition_order, write_error
 from pylog.coordinator.partitions import CoordinatorPartitions, LoadState
 from pylog.coordinator.group import (
     ClassicGroup,
@@ -320,6 +320,16 @@ class GroupCoordinator:
                 self._unload(self._groups_of(index))
                 if self.store is not None:
                     self.store.unload_partition(index)
+
+    def answer_order(self, group_ids: Iterable[str], deleting: bool = False) -> list[str]:
+        """The groups of a request naming several (DescribeGroups, DeleteGroups: `deleting`)
+        in the order Kafka's coordinator answers them (offsets.py
+        `in_kafkas_partition_order`); in request order while this coordinator is not active,
+        as Kafka's error answer lists them, or with a store without partitions."""
+        partition_count = getattr(self.store, "partition_count", None)
+        if not self.active or partition_count is None:
+            return list(group_ids)
+        return in_kafkas_partition_order(group_ids, partition_count, deleting)
 
     def _groups_of(self, index: int) -> list[ClassicGroup]:
         return [g for g in self.groups.values() if self._partition_of(g.group_id) == index]

@@ -21,7 +21,11 @@
                                 (case-insensitive) and each group's type, "classic"
     DeleteGroups    (42) v0-2   Empty groups only (NON_EMPTY_GROUP otherwise); answered once
                                 the tombstones are replicated (the coordinator's
-                                `wait_replicated`)
+                                `wait_replicated`); a group named twice, once
+
+DescribeGroups and DeleteGroups answer their groups in the order Kafka's coordinator does,
+which is not the request's: partition by partition of `__consumer_offsets`, in a Java
+HashMap's order (`GroupCoordinator.answer_order`).
 
 Every group request of a group whose `__consumer_offsets` partition this broker does not
 lead gets NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads), where each API
@@ -169,7 +173,7 @@ def make_describe_groups_handler(broker):
     async def handle(request, context) -> DescribeGroupsResponse:
         include_operations = context.api_version >= 3 and request.include_authorized_operations
         described = []
-        for group_id in request.groups:
+        for group_id in broker.group_coordinator.answer_order(request.groups):
             error, summary = broker.group_coordinator.describe_group(group_id)
             message = None
             if error == ErrorCode.GROUP_ID_NOT_FOUND:
@@ -210,7 +214,9 @@ def make_list_groups_handler(broker):
 def make_delete_groups_handler(broker):
     async def handle(request, context) -> DeleteGroupsResponse:
         coordinator = broker.group_coordinator
-        results = coordinator.delete_groups(request.groups_names)
+        # a group named twice is deleted and answered once (Kafka's handler takes the
+        # names `distinct`)
+        results = coordinator.delete_groups(coordinator.answer_order(dict.fromkeys(request.groups_names), deleting=True))
         # the tombstones count once replicated (the waits are taken now, right after the writes)
         waits = {group_id: coordinator.wait_replicated(coordinator.written_so_far(group_id))
                  for group_id, error in results.items() if not error}

@@ -708,6 +708,19 @@ def test_delete_groups(version):
     assert results == {"busy": ErrorCode.NON_EMPTY_GROUP, "idle": ErrorCode.NONE, "none": ErrorCode.GROUP_ID_NOT_FOUND}
 
 
+def test_a_group_named_twice_is_deleted_and_answered_once():
+    """Kafka's handler takes the names `distinct`: one answer, NONE, not GROUP_ID_NOT_FOUND for
+    the second mention of a group the first deleted."""
+    async def scenario():
+        coordinator, _ = make_coordinator()
+        coordinator.validate_offset_commit("idle", -1, "", None)
+        table = handlers(coordinator)
+        return await call(table, 42, 2, DeleteGroupsRequest(groups_names=["idle", "none", "idle"]))
+
+    assert [(r.group_id, r.error_code) for r in run(scenario).results] == [
+        ("idle", ErrorCode.NONE), ("none", ErrorCode.GROUP_ID_NOT_FOUND)]
+
+
 def test_offsets_expiry_removes_only_empty_groups():
     async def scenario():
         coordinator, _ = make_coordinator()

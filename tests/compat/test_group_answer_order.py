@@ -1,0 +1,82 @@
+"""DescribeGroups and DeleteGroups of many groups, against the reference Kafka: the groups come
+back in the order Kafka's coordinator answers them (partition by partition of
+`__consumer_offsets`, in a Java HashMap's order, pylog/coordinator/offsets.py), a group named
+twice in a DeleteGroups answered once. A pylog and a Kafka of their own, both with pylog's
+five offsets partitions (the order depends on the count)."""
+
+from __future__ import annotations
+
+import time
+
+from protocol.messages import (
+    CreateTopicsRequest,
+    DeleteGroupsRequest,
+    DescribeGroupsRequest,
+    FindCoordinatorRequest,
+    OffsetCommitRequest,
+)
+from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
+from tests.integration.support import ServeProcess, WireClient
+
+SETTING = {"offsets.topic.num.partitions": "5"}
+GROUPS = [f"order-{i}" for i in range(30)]
+LOADING = (14, 15, 16)
+
+
+def until_answered(call):
+    """`call()` again while a coordinator is starting (every answer's error in LOADING)."""
+    deadline = time.monotonic() + 30
+    while True:
+        answer, codes = call()
+        if not set(codes) & set(LOADING) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.2)
+
+
+def scenario(broker) -> dict:
+    found = {}
+    with WireClient(broker.bootstrap_servers, timeout_s=30) as client:
+        client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[CreateTopicsRequest.CreatableTopic(
+            name="order-topic", num_partitions=1, replication_factor=1)]))
+        until_answered(lambda: (None, [client.request(10, 4, FindCoordinatorRequest(
+            key_type=0, coordinator_keys=GROUPS)).coordinators[i].error_code for i in range(len(GROUPS))]))
+        Topic, Partition = OffsetCommitRequest.OffsetCommitRequestTopic, OffsetCommitRequest.OffsetCommitRequestPartition
+        for group in GROUPS[:20]:   # groups that exist, with no members: Empty
+            until_answered(lambda group=group: (None, [client.request(8, 8, OffsetCommitRequest(
+                group_id=group, generation_id_or_member_epoch=-1, member_id="", topics=[Topic(
+                    name="order-topic", partitions=[Partition(partition_index=0, committed_offset=1)])]))
+                .topics[0].partitions[0].error_code]))
+        time.sleep(0.5)   # Kafka's reads see what its coordinators have committed
+        described = until_answered(lambda: (lambda r: (r, [g.error_code for g in r.groups]))(
+            client.request(15, 5, DescribeGroupsRequest(groups=GROUPS))))
+        found["described"] = [(g.group_id, g.error_code, g.group_state) for g in described.groups]
+        deleted = until_answered(lambda: (lambda r: (r, [g.error_code for g in r.results]))(
+            client.request(42, 2, DeleteGroupsRequest(groups_names=GROUPS[10:] + GROUPS[10:15]))))
+        found["deleted"] = [(g.group_id, g.error_code) for g in deleted.results]
+    return found
+
+
+def test_many_groups_are_answered_in_kafkas_order(tmp_path, compat_table):
+    (tmp_path / "pylog").mkdir()
+    brokers = {"pylog": ServeProcess(tmp_path / "pylog" / "data", overrides={**SAME_ON_BOTH, **SETTING}),
+               "kafka": KafkaBroker(tmp_path / "kafka" / "data", config=SETTING)}
+    found = {}
+    try:
+        for name, broker in brokers.items():
+            broker.start()
+            found[name] = scenario(broker)
+            broker.stop()
+    finally:
+        for broker in brokers.values():
+            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
+                broker.stop()
+    same = found["pylog"] == found["kafka"]
+    compat_table.record("tool", "DescribeGroups/DeleteGroups of 30 groups: order", "2 answers", "2 answers",
+                        "same" if same else "differs")
+    assert found["pylog"] == found["kafka"]
+    # what the comparison stands on: not the request's order, groups found and not, each
+    # group answered once, some deleted
+    assert [g for g, _, _ in found["kafka"]["described"]] != GROUPS
+    assert {state for _, _, state in found["kafka"]["described"]} == {"Empty", "Dead"}
+    assert sorted(g for g, _ in found["kafka"]["deleted"]) == sorted(GROUPS[10:])
+    assert {code for _, code in found["kafka"]["deleted"]} == {0, 69}   # NONE, GROUP_ID_NOT_FOUND
