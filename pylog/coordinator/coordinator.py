@@ -560,6 +560,17 @@ class GroupCoordinator:
         self._settle(group)
         return result
 
+    def has_group(self, group_id: str) -> bool:
+        return group_id in self.groups
+
+    def forget_simple_group(self, group_id: str) -> None:
+        """A simple group an OffsetCommit created (`validate_offset_commit`) that then stored
+        no offset (every partition refused): Kafka leaves its creation uncommitted, and no
+        DescribeGroups or ListGroups sees it; pylog forgets it."""
+        group = self.groups.get(group_id)
+        if group is not None and group.state is GroupState.EMPTY:
+            self._forget(group_id)
+
     def ensure_group(self, group_id: str) -> ClassicGroup:
         """The group, created Empty if unknown (a group that only has committed offsets)."""
         group = self.groups.get(group_id)

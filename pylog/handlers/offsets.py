@@ -107,8 +107,9 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
     generation = request.generation_id_or_member_epoch if version >= 1 else -1
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
-    error = broker.group_coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id,
-                                                              version)
+    coordinator = broker.group_coordinator
+    existed = coordinator.has_group(request.group_id)
+    error = coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id, version)
     if error != ErrorCode.NONE:
         for _, answer, _ in pending:
             answer.error_code = error
@@ -134,6 +135,9 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
             commit_timestamp_ms=commit_timestamp,
             expire_timestamp_ms=expire_timestamp)
         stored.append(answer)
+    if not offsets and not existed:
+        coordinator.forget_simple_group(request.group_id)   # nothing stored: no group either
+        return
     try:
         written = store.commit(request.group_id, offsets, now)
     except BrokerError as exc:
