@@ -160,6 +160,9 @@ class GroupCoordinator:
         self.on_group_deleted = on_group_deleted
         self.member_id_suffix = member_id_suffix
         self.groups: dict[str, ClassicGroup] = {}
+        # simple groups created by an OffsetCommit that stored nothing: no record holds them
+        # yet, so reads do not see them (group id -> its partition, `hold_uncommitted`)
+        self._uncommitted: dict[str, int | None] = {}
         self.active = True
         self._timers: dict[str, tuple[int, object]] = {}    # group id -> (when_ms, handle)
         self.partitions = CoordinatorPartitions(leads_every_partition)
@@ -463,7 +466,7 @@ class GroupCoordinator:
         if error:
             return error, NO_SUMMARY
         group = self.groups.get(group_id)
-        if group is None:
+        if group is None or group_id in self._uncommitted:
             return ErrorCode.GROUP_ID_NOT_FOUND, DEAD_SUMMARY
         return ErrorCode.NONE, group.summary()
 
@@ -481,7 +484,8 @@ class GroupCoordinator:
             return ErrorCode.NONE, []
         listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
-                  if g.state is not GroupState.DEAD and (not wanted_states or g.state.value.lower() in wanted_states)]
+                  if g.state is not GroupState.DEAD and g.group_id not in self._uncommitted
+                  and (not wanted_states or g.state.value.lower() in wanted_states)]
         return ErrorCode.NONE, listed
 
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
@@ -563,13 +567,21 @@ class GroupCoordinator:
     def has_group(self, group_id: str) -> bool:
         return group_id in self.groups
 
-    def forget_simple_group(self, group_id: str) -> None:
+    def hold_uncommitted(self, group_id: str) -> None:
         """A simple group an OffsetCommit created (`validate_offset_commit`) that then stored
-        no offset (every partition refused): Kafka leaves its creation uncommitted, and no
-        DescribeGroups or ListGroups sees it; pylog forgets it."""
-        group = self.groups.get(group_id)
-        if group is not None and group.state is GroupState.EMPTY:
-            self._forget(group_id)
+        no offset (every partition refused). Kafka's coordinator made the change in its
+        in-memory state but wrote no record: its writes (a commit, a join, a delete) see the
+        group, its reads (DescribeGroups, ListGroups) read what is committed and do not,
+        until a record written to the group's partition commits it along
+        (`on_partition_written`); a restart forgets it."""
+        self._uncommitted[group_id] = self._partition_of(group_id)
+
+    def on_partition_written(self, index: int) -> None:
+        """A record was written to `__consumer_offsets` partition `index`: the groups held
+        uncommitted there are committed with it."""
+        if self._uncommitted:
+            for group_id in [g for g, i in self._uncommitted.items() if i == index]:
+                del self._uncommitted[group_id]
 
     def ensure_group(self, group_id: str) -> ClassicGroup:
         """The group, created Empty if unknown (a group that only has committed offsets)."""
@@ -642,6 +654,7 @@ class GroupCoordinator:
 
     def _forget(self, group_id: str) -> None:
         self.groups.pop(group_id, None)
+        self._uncommitted.pop(group_id, None)
         timer = self._timers.pop(group_id, None)
         if timer is not None:
             timer[1].cancel()

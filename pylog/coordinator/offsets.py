@@ -405,8 +405,9 @@ class OffsetStore:
     """Committed offsets and group metadata of every group, backed by `__consumer_offsets`.
 
     `broker` provides `config`, `metadata.topics`, `create_topic`, `partition` and
-    (optionally) `group_coordinator`. Methods that write take `now_ms` (the broker's clock
-    by default) and raise `BrokerError` with the code Kafka's coordinator answers when the
+    (optionally) `group_coordinator`, told of every record written to a partition
+    (`on_partition_written`). Methods that write take `now_ms` (the broker's clock by
+    default) and raise `BrokerError` with the code Kafka's coordinator answers when the
     append fails.
     """
 
@@ -467,6 +468,9 @@ class OffsetStore:
             log.warning("writing %d record(s) of %s to %s-%d failed: %s (%s)", len(records), owner,
                         OFFSETS_TOPIC, index, exc, code.name)
             raise BrokerError(code, str(exc)) from exc
+        coordinator = getattr(self.broker, "group_coordinator", None)
+        if coordinator is not None:
+            coordinator.on_partition_written(index)
         return Written(index, info.last_offset + 1)
 
     # -- replication of the writes -------------------------------------------------------

@@ -136,7 +136,7 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
             expire_timestamp_ms=expire_timestamp)
         stored.append(answer)
     if not offsets and not existed:
-        coordinator.forget_simple_group(request.group_id)   # nothing stored: no group either
+        coordinator.hold_uncommitted(request.group_id)   # nothing stored: reads do not see the group yet
         return
     try:
         written = store.commit(request.group_id, offsets, now)

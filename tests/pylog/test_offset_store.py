@@ -538,6 +538,9 @@ class FakeCoordinator:
         self.groups.pop(group_id, None)
         return True
 
+    def on_partition_written(self, index):
+        pass
+
 
 def commit_at(embedded, store, group, tps, at_ms, expire_ms=-1):
     on_loop(embedded, store.commit, group, {tp: CommittedOffset(1, commit_timestamp_ms=at_ms,
