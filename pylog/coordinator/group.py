@@ -106,6 +106,8 @@ from typing import Callable
 
 from protocol.error_codes import ErrorCode
 
+from pylog.coordinator.java_order import JavaHashMap
+
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000   # Kafka's GroupCoordinator.NewMemberJoinTimeoutMs
 
 
@@ -333,7 +335,9 @@ class ClassicGroup:
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
         self.leader_id: str | None = None
-        self.members: dict[str, Member] = {}
+        # iterated in the order of Kafka's HashMap of members: DescribeGroups and the leader's
+        # JoinGroup list them in it, and the leader that replaces one is its first
+        self.members: dict[str, Member] = JavaHashMap()
         self.static_members: dict[str, str] = {}           # group.instance.id -> member id
         self.pending_members: dict[str, int] = {}          # MEMBER_ID_REQUIRED ids -> deadline
         self.pending_sync: set[str] = set()

@@ -89,7 +89,6 @@ Everything runs on the broker's event loop (the partitions' logs are not thread-
 
 from __future__ import annotations
 
-import functools
 import logging
 import struct
 from collections.abc import Callable, Iterable, Mapping
@@ -115,6 +114,13 @@ from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.coordinator import OFFSETS_TOPIC
+from pylog.coordinator.java_order import (
+    computed_bucket_order,
+    hash_set_order,
+    java_string_hashcode,
+    spread,
+    topic_partition_hash,
+)
 from pylog.coordinator.group import GroupState
 from pylog.coordinator.replication_wait import wait_for_high_watermark
 from pylog.errors import BrokerError, error_code_for
@@ -179,16 +185,6 @@ class ExpiryResult:
 # Kafka's partition choice
 
 
-@functools.lru_cache(maxsize=4096)   # every group request asks it of its group id again
-def java_string_hashcode(text: str) -> int:
-    """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for (unit,) in struct.iter_unpack(">H", data):
-        h = (31 * h + unit) & 0xFFFFFFFF
-    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
-
-
 def kafka_abs(n: int) -> int:
     """Kafka's `Utils.abs`: like Math.abs, but Integer.MIN_VALUE maps to 0 (not to itself)."""
     return 0 if n == -0x8000_0000 else abs(n)
@@ -201,70 +197,20 @@ def partition_for_group(group_id: str, partition_count: int) -> int:
 def in_kafkas_partition_order(group_ids: Iterable[str], partition_count: int, deleting: bool = False) -> list[str]:
     """`group_ids` in the order Kafka's group coordinator answers a request naming several
     (DescribeGroups, DeleteGroups): it buckets them by `__consumer_offsets` partition, one
-    `computeIfAbsent` per group on a Java HashMap keyed by TopicPartition, then answers
-    partition after partition in that map's iteration order, each partition's groups in
-    request order; but a DeleteGroups (`deleting`) answers a partition's groups in the order
-    of a Java HashSet of them (`in_java_hash_set_order`), which it passes through.
-
-    That order is the buckets' (the spread key hash masked by the table size), and within a
-    bucket the newest key first (computeIfAbsent links a new key at the head). The table
-    starts at 16 buckets; it doubles at the start of a call once it holds more than three
-    quarters of that (a call for a key already there too), and after an insertion that gave
-    a bucket its eighth key while it has fewer than 64 buckets (treeifyBin resizes a small
-    table). Past 64 buckets a crowded bucket becomes a tree, whose order this does not
-    follow: a request would have to name groups of more than 48 partitions."""
+    `computeIfAbsent` per group on a HashMap keyed by TopicPartition, then answers partition
+    after partition in that map's order (java_order.py), each partition's groups in request
+    order; but a DeleteGroups (`deleting`) answers a partition's groups in the order of a
+    HashSet of them, which it passes them through."""
     by_partition: dict[int, list[str]] = {}
-    hashes: list[int] = []
-    capacity = 16
+    calls = []
     for group_id in group_ids:
-        if len(hashes) > capacity * 3 // 4:
-            capacity *= 2
         partition = partition_for_group(group_id, partition_count)
-        if partition not in by_partition:
-            key_hash = _spread(_topic_partition_hash(OFFSETS_TOPIC, partition))
-            already = sum(1 for h in hashes if (h ^ key_hash) & (capacity - 1) == 0)
-            hashes.append(key_hash)
-            by_partition[partition] = []
-            if already >= 7 and capacity < 64:
-                capacity *= 2
-        by_partition[partition].append(group_id)
-    order = sorted(range(len(hashes)), key=lambda i: (hashes[i] & (capacity - 1), -i))
+        by_partition.setdefault(partition, []).append(group_id)
+        calls.append(spread(topic_partition_hash(OFFSETS_TOPIC, partition)))
     groups = list(by_partition.values())
     if deleting:
-        groups = [in_java_hash_set_order(partition_groups) for partition_groups in groups]
-    return [group_id for i in order for group_id in groups[i]]
-
-
-def in_java_hash_set_order(texts: list[str]) -> list[str]:
-    """The distinct `texts` as `new HashSet<>(texts)` iterates them in Java: a table sized for
-    them up front (the power of two at or above size / 0.75 + 1, at least 16), each added
-    at its bucket's tail; a bucket given its ninth entry doubles a table of fewer than 64
-    buckets (treeifyBin). Buckets in order, insertion order within one."""
-    distinct = list(dict.fromkeys(texts))
-    capacity = 16
-    while capacity < int(len(distinct) / 0.75) + 1:
-        capacity *= 2
-    hashes: list[int] = []
-    for text in distinct:
-        key_hash = _spread(java_string_hashcode(text))
-        already = sum(1 for h in hashes if (h ^ key_hash) & (capacity - 1) == 0)
-        hashes.append(key_hash)
-        if already >= 8 and capacity < 64:
-            capacity *= 2
-    order = sorted(range(len(distinct)), key=lambda i: (hashes[i] & (capacity - 1), i))
-    return [distinct[i] for i in order]
-
-
-def _topic_partition_hash(topic: str, partition: int) -> int:
-    """Java's TopicPartition.hashCode (int32)."""
-    h = (31 * (31 + partition) + java_string_hashcode(topic)) & 0xFFFFFFFF
-    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
-
-
-def _spread(h: int) -> int:
-    """Java's HashMap.hash: the key's hash with its high half folded into the low."""
-    h &= 0xFFFFFFFF
-    return h ^ (h >> 16)
+        groups = [hash_set_order(partition_groups) for partition_groups in groups]
+    return [group_id for i in computed_bucket_order(calls) for group_id in groups[i]]
 
 
 def java_string_length(text: str) -> int:

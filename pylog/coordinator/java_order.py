@@ -1,0 +1,148 @@
+"""The orders in which Java's hash collections hand back what they hold, where Kafka's group
+coordinator answers in them: a group's members (a HashMap by member id: DescribeGroups,
+the leader's JoinGroup answer, the member that becomes leader), the groups of a
+DescribeGroups or DeleteGroups (a HashMap by `__consumer_offsets` partition, a HashSet of
+group ids).
+
+java.util.HashMap (Java 17): a table of buckets, 16 on the first insertion, doubled when
+it holds more than three quarters of its size; a key goes to bucket `spread(hash) & (size -
+1)`, where `spread` folds the hash's high half into its low half; `put` links a new key at
+its bucket's tail, `computeIfAbsent` at its head; a bucket that reaches eight or nine keys
+(see each) while the table has fewer than 64 buckets doubles the table instead of becoming
+a tree. Iteration goes bucket by bucket, each bucket's keys in link order, and doubling
+keeps that order. A table never shrinks. Bigger crowded buckets become trees, whose order
+none of this follows; no group has that many members on one bucket in practice.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from typing import Any, Iterable, Iterator
+
+TREEIFY_CAPACITY = 64
+
+
+@functools.lru_cache(maxsize=4096)   # every group request asks it of its group id again
+def java_string_hashcode(text: str) -> int:
+    """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for (unit,) in struct.iter_unpack(">H", data):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def spread(h: int) -> int:
+    """Java's HashMap.hash: the key's hash with its high half folded into the low (as a
+    non-negative 32-bit pattern)."""
+    h &= 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def topic_partition_hash(topic: str, partition: int) -> int:
+    """Java's TopicPartition.hashCode (int32)."""
+    h = (31 * (31 + partition) + java_string_hashcode(topic)) & 0xFFFFFFFF
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def hash_set_order(texts: Iterable[str]) -> list[str]:
+    """The distinct `texts` as `new HashSet<>(texts)` iterates them: a table sized for them
+    up front (the power of two at or above size / 0.75 + 1, at least 16), each added at its
+    bucket's tail (`put`: a bucket given its ninth key doubles a small table)."""
+    distinct = list(dict.fromkeys(texts))
+    capacity = 16
+    while capacity < int(len(distinct) / 0.75) + 1:
+        capacity *= 2
+    hashes: list[int] = []
+    for text in distinct:
+        key_hash = spread(java_string_hashcode(text))
+        if _in_bucket(hashes, key_hash, capacity) >= 8 and capacity < TREEIFY_CAPACITY:
+            capacity *= 2
+        hashes.append(key_hash)
+    order = sorted(range(len(distinct)), key=lambda i: (hashes[i] & (capacity - 1), i))
+    return [distinct[i] for i in order]
+
+
+def computed_bucket_order(key_hashes_per_call: Iterable[int]) -> list[int]:
+    """The order in which a HashMap filled with one `computeIfAbsent` per element (the same
+    key's hash again for a key it holds) iterates its distinct keys, as indexes in order of
+    first appearance: the table doubles at the start of a call once it holds more than
+    three quarters of its size (a call for a key it holds too), and after linking a new key
+    at its bucket's head, when that bucket had seven or more, if it has fewer than 64."""
+    hashes: list[int] = []
+    seen: set[int] = set()
+    capacity = 16
+    for key_hash in key_hashes_per_call:
+        if len(hashes) > capacity * 3 // 4:
+            capacity *= 2
+        if key_hash in seen:
+            continue
+        already = _in_bucket(hashes, key_hash, capacity)
+        hashes.append(key_hash)
+        seen.add(key_hash)
+        if already >= 7 and capacity < TREEIFY_CAPACITY:
+            capacity *= 2
+    return sorted(range(len(hashes)), key=lambda i: (hashes[i] & (capacity - 1), -i))
+
+
+def _in_bucket(hashes: list[int], key_hash: int, capacity: int) -> int:
+    return sum(1 for h in hashes if (h ^ key_hash) & (capacity - 1) == 0)
+
+
+class JavaHashMap(dict):
+    """A dict of string keys that iterates (`iter`, `keys`, `values`, `items`) in the order
+    a java.util.HashMap<String, V> filled with `put` and emptied with `remove` in the same
+    sequence would. Only item assignment, `del`, `pop`, `get`, `in` and `len` are meant to
+    be used on it; the others are refused rather than left to break the order."""
+
+    __slots__ = ("_link", "_hash", "_next_link", "_capacity")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._link: dict[str, int] = {}     # key -> its place in its bucket's link order
+        self._hash: dict[str, int] = {}     # key -> spread hash
+        self._next_link = 0
+        self._capacity = 16
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._link:
+            key_hash = spread(java_string_hashcode(key))
+            if _in_bucket(list(self._hash.values()), key_hash, self._capacity) >= 8 and \
+                    self._capacity < TREEIFY_CAPACITY:
+                self._capacity *= 2
+            self._link[key], self._hash[key] = self._next_link, key_hash
+            self._next_link += 1
+            if len(self._link) > self._capacity * 3 // 4:
+                self._capacity *= 2
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        del self._link[key], self._hash[key]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self._link:
+            del self._link[key], self._hash[key]
+        return super().pop(key, *default)
+
+    def _ordered(self) -> list[str]:
+        mask = self._capacity - 1
+        return sorted(self._link, key=lambda k: (self._hash[k] & mask, self._link[k]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ordered())
+
+    def keys(self) -> list[str]:   # type: ignore[override]
+        return self._ordered()
+
+    def values(self) -> list[Any]:   # type: ignore[override]
+        return [dict.__getitem__(self, k) for k in self._ordered()]
+
+    def items(self) -> list[tuple[str, Any]]:   # type: ignore[override]
+        return [(k, dict.__getitem__(self, k)) for k in self._ordered()]
+
+    def _refused(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("JavaHashMap keeps Java's order only through item assignment, del and pop")
+
+    setdefault = update = popitem = clear = copy = __ior__ = _refused   # type: ignore[assignment]
