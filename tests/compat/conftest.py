@@ -33,19 +33,21 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{next(_names)}"
 
 
-def fresh_pair(root) -> dict:
+def fresh_pair(root, config: dict | None = None) -> dict:
     """A pylog (`pylog serve`, Kafka's settings where they differ: SAME_ON_BOTH) and a Kafka
-    of their own, not started, each with a data directory under `root`: for a module whose
-    operations would disturb the session's brokers, or that reads their files."""
+    of their own, not started, each with a data directory under `root` and the broker
+    settings `config`: for a module whose operations would disturb the session's brokers,
+    that reads their files, or that needs settings of its own."""
     (root / "pylog").mkdir()
-    return {"pylog": ServeProcess(root / "pylog" / "data", overrides=SAME_ON_BOTH),
-            "kafka": KafkaBroker(root / "kafka" / "data")}
+    config = dict(config or {})
+    return {"pylog": ServeProcess(root / "pylog" / "data", overrides={**SAME_ON_BOTH, **config}),
+            "kafka": KafkaBroker(root / "kafka" / "data", config=config or None)}
 
 
-def each_of_a_fresh_pair(root, scenario) -> dict:
+def each_of_a_fresh_pair(root, scenario, config: dict | None = None) -> dict:
     """`scenario(broker)` on a fresh pylog, then on a fresh Kafka (`fresh_pair`), each
     started for it and stopped after it; their results by name. pylog must stop cleanly."""
-    brokers = fresh_pair(root)
+    brokers = fresh_pair(root, config)
     found = {}
     try:
         for name, broker in brokers.items():

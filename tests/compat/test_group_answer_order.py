@@ -15,8 +15,8 @@ from protocol.messages import (
     FindCoordinatorRequest,
     OffsetCommitRequest,
 )
-from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
-from tests.integration.support import ServeProcess, WireClient
+from tests.compat.conftest import each_of_a_fresh_pair
+from tests.integration.support import WireClient
 
 SETTING = {"offsets.topic.num.partitions": "5"}
 GROUPS = [f"order-{i}" for i in range(30)]
@@ -57,19 +57,7 @@ def scenario(broker) -> dict:
 
 
 def test_many_groups_are_answered_in_kafkas_order(tmp_path, compat_table):
-    (tmp_path / "pylog").mkdir()
-    brokers = {"pylog": ServeProcess(tmp_path / "pylog" / "data", overrides={**SAME_ON_BOTH, **SETTING}),
-               "kafka": KafkaBroker(tmp_path / "kafka" / "data", config=SETTING)}
-    found = {}
-    try:
-        for name, broker in brokers.items():
-            broker.start()
-            found[name] = scenario(broker)
-            broker.stop()
-    finally:
-        for broker in brokers.values():
-            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
-                broker.stop()
+    found = each_of_a_fresh_pair(tmp_path, scenario, SETTING)
     same = found["pylog"] == found["kafka"]
     compat_table.record("tool", "DescribeGroups/DeleteGroups of 30 groups: order", "2 answers", "2 answers",
                         "same" if same else "differs")

@@ -27,9 +27,8 @@ from protocol.messages import (
     ProduceRequest,
 )
 from protocol.records import build_batch
-from tests.compat.conftest import unique
-from tests.compat.reference import SAME_ON_BOTH, KafkaBroker
-from tests.integration.support import ServeProcess, WireClient, segment_files
+from tests.compat.conftest import each_of_a_fresh_pair, unique
+from tests.integration.support import WireClient, segment_files
 
 TOPIC, BROKER, SET = 2, 4, 0
 T0 = 1_700_000_000_000
@@ -140,18 +139,5 @@ def coordinator_answers(broker) -> list:
 
 
 def test_small_offsets_topic_segments_leave_no_group_coordinator(tmp_path):
-    setting = {"offsets.topic.segment.bytes": "102400"}
-    (tmp_path / "pylog").mkdir()
-    brokers = {"pylog": ServeProcess(tmp_path / "pylog" / "data", overrides={**SAME_ON_BOTH, **setting}),
-               "kafka": KafkaBroker(tmp_path / "kafka" / "data", config=setting)}
-    found = {}
-    try:
-        for name, broker in brokers.items():
-            broker.start()
-            found[name] = coordinator_answers(broker)
-            broker.stop()
-    finally:
-        for broker in brokers.values():
-            if getattr(broker, "process", None) is not None and broker.process.poll() is None:
-                broker.stop()
+    found = each_of_a_fresh_pair(tmp_path, coordinator_answers, {"offsets.topic.segment.bytes": "102400"})
     assert found["pylog"] == found["kafka"] == [(15, -1)] * 5   # COORDINATOR_NOT_AVAILABLE
