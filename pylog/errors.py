@@ -14,9 +14,12 @@ from storage import errors as storage_errors
 class BrokerError(Exception):
     """A request-level failure that carries its Kafka error code."""
 
-    def __init__(self, code: ErrorCode, message: str = ""):
+    def __init__(self, code: ErrorCode, message: str | None = ""):
         super().__init__(message or code.message)
         self.code = code
+        # what an answer's error_message carries: the code's default text when none is given,
+        # None where Kafka's answer has no message
+        self.message = code.message if message == "" else message
 
 
 # Checked in order: a subclass comes before its base class.

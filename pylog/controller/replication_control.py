@@ -484,7 +484,7 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
             if len(topic_records) > budget:
                 raise BrokerError(ErrorCode.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
         except BrokerError as e:
-            results.append(PartitionsResult(name=topic.name, error_code=e.code, error_message=str(e)))
+            results.append(PartitionsResult(name=topic.name, error_code=e.code, error_message=e.message))
             continue
         budget -= len(topic_records)
         records.extend(topic_records)
@@ -500,8 +500,8 @@ def _new_partitions(image: MetadataImage, topic, rng: random.Random, budget: int
     `budget` + 1 partitions are placed: one more than the request may still add is enough
     for the caller to refuse it, and a count of 2^31 - 1 costs no more than that."""
     info = image.topics_by_name.get(topic.name)
-    if info is None:  # the code's default text: what Kafka's clients show for Kafka's answer
-        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    if info is None:   # Kafka's answer carries no message
+        raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
     current = len(info.partitions)
     if topic.count == current:
         raise BrokerError(ErrorCode.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")

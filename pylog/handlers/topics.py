@@ -9,7 +9,10 @@ commits reaches this broker through the metadata log (pylog/metadata_publisher.p
 rules, error codes and messages are the controller's (pylog/controller/). The broker
 answers once its own metadata has caught up with the commit (`Broker.forward`), so a
 client that created a topic finds it in the next Metadata request to this broker.
-A controller out of reach: every topic of the request gets REQUEST_TIMED_OUT.
+A controller out of reach: every topic of the request gets REQUEST_TIMED_OUT. So does
+every topic of a CreateTopics, DeleteTopics or CreatePartitions whose `timeout_ms` is 0 or
+less, with no message, and nothing is done: Kafka's controller runs a request by a deadline
+of now plus that timeout, one already past.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pylog.handlers.forwarding import forwarding_handler
 
 def _create_topics_failed(request, error: BrokerError) -> CreateTopicsResponse:
     return CreateTopicsResponse(topics=[
-        CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=error.code, error_message=str(error),
+        CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=error.code, error_message=error.message,
                                                   num_partitions=-1, replication_factor=-1, configs=None)
         for t in request.topics])
 
@@ -39,14 +42,14 @@ def _create_topics_failed(request, error: BrokerError) -> CreateTopicsResponse:
 def _delete_topics_failed(request, error: BrokerError) -> DeleteTopicsResponse:
     names = list(request.topic_names or []) + [t.name for t in (request.topics or []) if t.name]
     return DeleteTopicsResponse(responses=[
-        DeleteTopicsResponse.DeletableTopicResult(name=name, error_code=error.code, error_message=str(error))
+        DeleteTopicsResponse.DeletableTopicResult(name=name, error_code=error.code, error_message=error.message)
         for name in names])
 
 
 def _create_partitions_failed(request, error: BrokerError) -> CreatePartitionsResponse:
     return CreatePartitionsResponse(results=[
         CreatePartitionsResponse.CreatePartitionsTopicResult(name=t.name, error_code=error.code,
-                                                             error_message=str(error))
+                                                             error_message=error.message)
         for t in request.topics])
 
 
@@ -64,9 +67,9 @@ def _list_reassignments_failed(request, error: BrokerError) -> ListPartitionReas
 
 # The factories `pylog/handlers/__init__.py` names: each request goes to the controller,
 # and its failure answer above is used when the controller cannot be reached.
-make_create_topics_handler = partial(forwarding_handler, failed=_create_topics_failed)
-make_delete_topics_handler = partial(forwarding_handler, failed=_delete_topics_failed)
-make_create_partitions_handler = partial(forwarding_handler, failed=_create_partitions_failed)
+make_create_topics_handler = partial(forwarding_handler, failed=_create_topics_failed, with_deadline=True)
+make_delete_topics_handler = partial(forwarding_handler, failed=_delete_topics_failed, with_deadline=True)
+make_create_partitions_handler = partial(forwarding_handler, failed=_create_partitions_failed, with_deadline=True)
 make_elect_leaders_handler = partial(forwarding_handler, failed=_elect_leaders_failed)
 make_alter_reassignments_handler = partial(forwarding_handler, failed=_reassignments_failed)
 make_list_reassignments_handler = partial(forwarding_handler, failed=_list_reassignments_failed)

@@ -558,7 +558,7 @@ def test_delete_topics_disabled(broker_factory, version, code):
     try:
         client.request(19, 4, CreateTopicsRequest(topics=[Topic(name="kept", num_partitions=1,
                                                                 replication_factor=1)]))
-        response = client.request(20, version, DeleteTopicsRequest(topic_names=["kept", "unknown"]))
+        response = client.request(20, version, DeleteTopicsRequest(topic_names=["kept", "unknown"], timeout_ms=30_000))
     finally:
         client.close()
     assert [(r.name, r.error_code) for r in response.responses] == [("kept", code), ("unknown", code)]
@@ -568,8 +568,12 @@ def test_delete_topics_disabled(broker_factory, version, code):
 @pytest.mark.parametrize("version", range(4))
 def test_create_partitions_every_version(raw, broker, version):
     Request = CreatePartitionsRequest
+
+    def grow(topics, timeout_ms=30_000):   # Kafka answers a timeout of 0 REQUEST_TIMED_OUT
+        return Request(topics=topics, timeout_ms=timeout_ms)
+
     raw.request(19, 4, CreateTopicsRequest(topics=[Topic(name="grow", num_partitions=1, replication_factor=1)]))
-    response = raw.request(37, version, Request(topics=[
+    response = raw.request(37, version, grow([
         Request.CreatePartitionsTopic(name="grow", count=3, assignments=None),
         Request.CreatePartitionsTopic(name="nope", count=3, assignments=None)], timeout_ms=1000))
     assert {r.name: r.error_code for r in response.results} == {
@@ -580,27 +584,27 @@ def test_create_partitions_every_version(raw, broker, version):
         Request.CreatePartitionsTopic(name="grow", count=5, assignments=[
             Request.CreatePartitionsAssignment(broker_ids=[broker.broker.node_id])]),
     ]
-    response = raw.request(37, version, Request(topics=topics))
+    response = raw.request(37, version, grow(topics))
     assert response.results[0].error_code == ErrorCode.INVALID_REPLICA_ASSIGNMENT
     assert response.results[0].error_message == (
         "Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.")
-    response = raw.request(37, version, Request(topics=[Request.CreatePartitionsTopic(
+    response = raw.request(37, version, grow([Request.CreatePartitionsTopic(
         name="grow", count=4, assignments=[Request.CreatePartitionsAssignment(broker_ids=[7])])]))
     assert response.results[0].error_code == ErrorCode.INVALID_REPLICA_ASSIGNMENT
-    response = raw.request(37, version, Request(topics=[Request.CreatePartitionsTopic(
+    response = raw.request(37, version, grow([Request.CreatePartitionsTopic(
         name="grow", count=3, assignments=None)]))
     assert (response.results[0].error_code, response.results[0].error_message) == (
         ErrorCode.INVALID_PARTITIONS, "Topic already has 3 partition(s).")
-    response = raw.request(37, version, Request(topics=[
+    response = raw.request(37, version, grow([
         Request.CreatePartitionsTopic(name="grow", count=4, assignments=None),
         Request.CreatePartitionsTopic(name="grow", count=5, assignments=None)]))
     assert [(r.name, r.error_code) for r in response.results] == [("grow", ErrorCode.INVALID_REQUEST)]
-    response = raw.request(37, version, Request(topics=[Request.CreatePartitionsTopic(
+    response = raw.request(37, version, grow([Request.CreatePartitionsTopic(
         name="grow", count=4, assignments=[Request.CreatePartitionsAssignment(
             broker_ids=[broker.broker.node_id])])]))
     assert response.results[0].error_code == 0
     assert partition_dirs(broker, "grow") == [log_dir_name("grow", p) for p in range(4)]
-    response = raw.request(37, version, Request(topics=[Request.CreatePartitionsTopic(
+    response = raw.request(37, version, grow([Request.CreatePartitionsTopic(
         name="grow", count=20_000, assignments=None)]))
     assert response.results[0].error_code == ErrorCode.POLICY_VIOLATION
     assert topic_info(broker, "grow").num_partitions == 4
@@ -760,7 +764,7 @@ def test_topic_configs_survive_a_restart(broker_factory):
                 configs=[IncrementalAlterConfigsRequest.AlterableConfig(
                     name="retention.bytes", config_operation=0, value="77777")])]))
         client.request(37, 3, CreatePartitionsRequest(topics=[CreatePartitionsRequest.CreatePartitionsTopic(
-            name="durable", count=3, assignments=None)]))
+            name="durable", count=3, assignments=None)], timeout_ms=30_000))
     finally:
         client.close()
     embedded.restart()
@@ -838,3 +842,26 @@ def test_internal_segment_bytes_is_the_size_the_log_rolls_at(broker, raw):
         ProduceRequest.TopicProduceData(name="rolling", partition_data=[
             ProduceRequest.PartitionProduceData(index=0, records=big)])]))
     assert answer.responses[0].partition_responses[0].error_code == ErrorCode.RECORD_LIST_TOO_LARGE
+
+
+def test_a_timeout_of_zero_or_less_is_past_before_the_controller_runs_the_request(raw, broker):
+    """Kafka's controller runs CreateTopics, DeleteTopics and CreatePartitions by a deadline
+    of now plus `timeout_ms`: 0 or less is past, every topic gets REQUEST_TIMED_OUT with no
+    message, and nothing is done (tests/compat/test_admin_timeouts.py)."""
+    created = raw.request(19, 5, CreateTopicsRequest(timeout_ms=0, topics=[
+        Topic(name="late", num_partitions=1, replication_factor=1), Topic(name="bad name", num_partitions=1,
+                                                                          replication_factor=1)]))
+    assert [(t.name, t.error_code, t.error_message) for t in created.topics] == [
+        ("late", ErrorCode.REQUEST_TIMED_OUT, None), ("bad name", ErrorCode.REQUEST_TIMED_OUT, None)]
+    assert raw.request(19, 5, CreateTopicsRequest(timeout_ms=1, topics=[
+        Topic(name="kept", num_partitions=1, replication_factor=1)])).topics[0].error_code == 0
+    grown = raw.request(37, 3, CreatePartitionsRequest(timeout_ms=-1, topics=[
+        CreatePartitionsRequest.CreatePartitionsTopic(name="kept", count=2, assignments=None)]))
+    assert [(r.name, r.error_code, r.error_message) for r in grown.results] == [
+        ("kept", ErrorCode.REQUEST_TIMED_OUT, None)]
+    deleted = raw.request(20, 6, DeleteTopicsRequest(timeout_ms=0, topics=[DeleteTopicsRequest.DeleteTopicState(
+        name="kept")]))
+    assert [(r.name, r.error_code, r.error_message) for r in deleted.responses] == [
+        ("kept", ErrorCode.REQUEST_TIMED_OUT, None)]
+    assert topic_info(broker, "kept").num_partitions == 1
+    assert topic_info(broker, "late") is None

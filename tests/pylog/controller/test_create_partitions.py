@@ -98,7 +98,7 @@ def test_refusals_and_duplicates():
     assert answers(result) == [
         ("dup", ErrorCode.INVALID_REQUEST, "Duplicate topic name."),
         ("t", ErrorCode.INVALID_PARTITIONS, "Topic already has 3 partition(s)."),
-        ("missing", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.message),
+        ("missing", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None),   # Kafka's answer has no message
     ]
     shrink = create_partitions(image, grow(Grow(name="t", count=2, assignments=None)), random.Random(0))
     assert answers(shrink) == [("t", ErrorCode.INVALID_PARTITIONS,

@@ -1,0 +1,64 @@
+"""CreateTopics, DeleteTopics and CreatePartitions with a `timeout_ms` of 0 or less, against
+the reference Kafka: its controller runs them by a deadline of now plus the timeout, already
+past, so every topic gets REQUEST_TIMED_OUT with no message and nothing is done, not even
+the checks of a bad name; a timeout of 1 ms is enough. CreatePartitions of an unknown topic
+carries no message either."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, MetadataRequest
+from tests.compat.conftest import unique
+from tests.integration.support import WireClient
+
+Topic = CreateTopicsRequest.CreatableTopic
+Grow = CreatePartitionsRequest.CreatePartitionsTopic
+
+
+def scenario(client, late: str, kept: str, unknown: str) -> list:
+    def create(name, timeout_ms, validate_only=False):
+        (answer,) = client.request(19, 6, CreateTopicsRequest(timeout_ms=timeout_ms, validate_only=validate_only, topics=[
+            Topic(name=name, num_partitions=1, replication_factor=1)])).topics
+        return answer.error_code, answer.error_message
+
+    def grow(name, count, timeout_ms):
+        return [(r.error_code, r.error_message) for r in client.request(37, 3, CreatePartitionsRequest(
+            timeout_ms=timeout_ms, topics=[Grow(name=name, count=count, assignments=None)])).results]
+
+    def partitions(name):
+        time.sleep(0.5)   # what a request did is in the metadata by then
+        (topic,) = client.request(3, 12, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=name)],
+                                                         allow_auto_topic_creation=False)).topics
+        return topic.error_code, len(topic.partitions)
+
+    return [
+        create(late, 0), create(late, -5), create("bad name", 0), create(late, 0, validate_only=True),
+        partitions(late),
+        create(kept, 1), partitions(kept),
+        grow(kept, 3, 0), grow(kept, 3, -1), partitions(kept),
+        grow(unknown, 3, 30_000),
+        [(r.error_code, r.error_message) for r in client.request(20, 6, DeleteTopicsRequest(
+            timeout_ms=0, topics=[DeleteTopicsRequest.DeleteTopicState(name=kept)])).responses],
+        partitions(kept),
+    ]
+
+
+@pytest.fixture(scope="module")
+def answers(both):
+    names = unique("late"), unique("kept"), unique("unknown")
+    found = {}
+    for name, broker in both.items():
+        with WireClient(broker.bootstrap_servers, timeout_s=30) as client:
+            found[name] = scenario(client, *names)
+    return found
+
+
+def test_a_deadline_already_past_as_kafka(answers, compat_table):
+    same = answers["pylog"] == answers["kafka"]
+    compat_table.record("tool", "admin requests with timeout_ms <= 0", f"{len(answers['pylog'])} answers",
+                        f"{len(answers['kafka'])} answers", "same" if same else "differs")
+    assert answers["pylog"] == answers["kafka"]
+    assert answers["kafka"][0] == (7, None) and answers["kafka"][4][0] == 3   # REQUEST_TIMED_OUT, not created
