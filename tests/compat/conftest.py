@@ -124,6 +124,13 @@ class CompatTable:
         self.rows.append(row)
         return row
 
+    def assert_same(self, name: str, answers: dict) -> None:
+        """One row for a list (or mapping) of answers gathered from each broker, then the
+        assertion that pylog's are Kafka's."""
+        self.record("tool", name, f"{len(answers['pylog'])} answers", f"{len(answers['kafka'])} answers",
+                    "same" if answers["pylog"] == answers["kafka"] else "differs")
+        assert answers["pylog"] == answers["kafka"]
+
 
 _TABLE = CompatTable()
 

@@ -57,8 +57,5 @@ def answers(both):
 
 
 def test_a_deadline_already_past_as_kafka(answers, compat_table):
-    same = answers["pylog"] == answers["kafka"]
-    compat_table.record("tool", "admin requests with timeout_ms <= 0", f"{len(answers['pylog'])} answers",
-                        f"{len(answers['kafka'])} answers", "same" if same else "differs")
-    assert answers["pylog"] == answers["kafka"]
+    compat_table.assert_same("admin requests with timeout_ms <= 0", answers)
     assert answers["kafka"][0] == (7, None) and answers["kafka"][4][0] == 3   # REQUEST_TIMED_OUT, not created
