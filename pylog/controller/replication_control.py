@@ -111,6 +111,7 @@ from pylog.controller.results import (
     partition_change_record_version,
 )
 from pylog.errors import BrokerError
+from pylog.java_order import JavaHashMap
 from pylog.metadata_image import RECOVERED, MetadataImage
 
 log = logging.getLogger("pylog.controller.topics")
@@ -470,13 +471,20 @@ def delete_topics(image: MetadataImage, request, version: int, settings: TopicSe
 
 
 def create_partitions(image: MetadataImage, request, rng: random.Random) -> ControllerResult:
-    """CreatePartitions (v0-3)."""
-    duplicates = _duplicates(t.name for t in request.topics)
+    """CreatePartitions (v0-3). Kafka's ControllerApis collects the names in HashSets (each
+    name, the duplicated ones) and answers in their order: the duplicated names first, then
+    each other topic (the first entry of its name)."""
+    names, duplicates = JavaHashMap(), JavaHashMap()
+    for topic in request.topics:
+        if topic.name in names:
+            duplicates[topic.name] = True
+        else:
+            names[topic.name] = topic
     results = [PartitionsResult(name=name, error_code=ErrorCode.INVALID_REQUEST,
                                 error_message="Duplicate topic name.") for name in duplicates]
     records: list[tuple[Message, int]] = []
     budget = MAX_RECORDS_PER_USER_OP
-    for topic in request.topics:
+    for topic in names.values():
         if topic.name in duplicates:
             continue
         try:

@@ -35,7 +35,7 @@ from pylog.handlers.forwarding import forwarding_handler
 def _create_topics_failed(request, error: BrokerError) -> CreateTopicsResponse:
     return CreateTopicsResponse(topics=[
         CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=error.code, error_message=error.message,
-                                                  num_partitions=-1, replication_factor=-1, configs=None)
+                                                  num_partitions=-1, replication_factor=-1, configs=[])
         for t in request.topics])
 
 

@@ -2,7 +2,8 @@
 the reference Kafka: its controller runs them by a deadline of now plus the timeout, already
 past, so every topic gets REQUEST_TIMED_OUT with no message and nothing is done, not even
 the checks of a bad name; a timeout of 1 ms is enough. CreatePartitions of an unknown topic
-carries no message either."""
+carries no message either, and one naming several topics answers in the order of Kafka's
+HashSets of their names (the duplicated ones first)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ def scenario(client, late: str, kept: str, unknown: str) -> list:
         create(kept, 1), partitions(kept),
         grow(kept, 3, 0), grow(kept, 3, -1), partitions(kept),
         grow(unknown, 3, 30_000),
+        # several names: answered in the order of the controller's HashSets of them
+        [(r.name, r.error_code, r.error_message) for r in client.request(37, 3, CreatePartitionsRequest(
+            timeout_ms=30_000, topics=[Grow(name=name, count=1, assignments=None) for name in (
+                unknown + "-z", kept, unknown + "-a", "", unknown + "-a", unknown + "-m", kept + "-x")])).results],
         [(r.error_code, r.error_message) for r in client.request(20, 6, DeleteTopicsRequest(
             timeout_ms=0, topics=[DeleteTopicsRequest.DeleteTopicState(name=kept)])).responses],
         partitions(kept),

@@ -1,8 +1,8 @@
-"""The orders in which Java's hash collections hand back what they hold, where Kafka's group
-coordinator answers in them: a group's members (a HashMap by member id: DescribeGroups,
-the leader's JoinGroup answer, the member that becomes leader), the groups of a
-DescribeGroups or DeleteGroups (a HashMap by `__consumer_offsets` partition, a HashSet of
-group ids).
+"""The orders in which Java's hash collections hand back what they hold, where Kafka answers
+in them: a group's members (a HashMap by member id: DescribeGroups, the leader's JoinGroup
+answer, the member that becomes leader), the groups of a DescribeGroups or DeleteGroups (a
+HashMap by `__consumer_offsets` partition, a HashSet of group ids), the topics of a
+CreatePartitions (a HashSet of their names, in the controller).
 
 java.util.HashMap (Java 17): a table of buckets, 16 on the first insertion, doubled when
 it holds more than three quarters of its size; a key goes to bucket `spread(hash) & (size -
