@@ -47,21 +47,17 @@ def topic_partition_hash(topic: str, partition: int) -> int:
 
 
 def hash_set_order(texts: Iterable[str]) -> list[str]:
-    """The distinct `texts` as `new HashSet<>(texts)` iterates them: a table sized for them
-    up front (the power of two at or above size / 0.75 + 1, at least 16), each added at its
-    bucket's tail (`put`: a bucket given its ninth key doubles a small table)."""
+    """The distinct `texts` as `new HashSet<>(texts)` iterates them: a HashMap whose table is
+    sized for them up front (the power of two at or above size / 0.75 + 1, at least 16),
+    each added with `put`."""
     distinct = list(dict.fromkeys(texts))
     capacity = 16
     while capacity < int(len(distinct) / 0.75) + 1:
         capacity *= 2
-    hashes: list[int] = []
+    table = JavaHashMap(capacity)
     for text in distinct:
-        key_hash = spread(java_string_hashcode(text))
-        if _in_bucket(hashes, key_hash, capacity) >= 8 and capacity < TREEIFY_CAPACITY:
-            capacity *= 2
-        hashes.append(key_hash)
-    order = sorted(range(len(distinct)), key=lambda i: (hashes[i] & (capacity - 1), i))
-    return [distinct[i] for i in order]
+        table[text] = True
+    return list(table)
 
 
 def computed_bucket_order(key_hashes_per_call: Iterable[int]) -> list[int]:
@@ -96,39 +92,38 @@ class JavaHashMap(dict):
     sequence would. Only item assignment, `del`, `pop`, `get`, `in` and `len` are meant to
     be used on it; the others are refused rather than left to break the order."""
 
-    __slots__ = ("_link", "_hash", "_next_link", "_capacity")
+    __slots__ = ("_hash", "_capacity")
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int = 16) -> None:
         super().__init__()
-        self._link: dict[str, int] = {}     # key -> its place in its bucket's link order
         self._hash: dict[str, int] = {}     # key -> spread hash
-        self._next_link = 0
-        self._capacity = 16
+        self._capacity = capacity
 
     def __setitem__(self, key: str, value: Any) -> None:
-        if key not in self._link:
+        if key not in self._hash:
             key_hash = spread(java_string_hashcode(key))
             if _in_bucket(list(self._hash.values()), key_hash, self._capacity) >= 8 and \
                     self._capacity < TREEIFY_CAPACITY:
                 self._capacity *= 2
-            self._link[key], self._hash[key] = self._next_link, key_hash
-            self._next_link += 1
-            if len(self._link) > self._capacity * 3 // 4:
+            self._hash[key] = key_hash
+            if len(self._hash) > self._capacity * 3 // 4:
                 self._capacity *= 2
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
-        del self._link[key], self._hash[key]
+        del self._hash[key]
 
     def pop(self, key: str, *default: Any) -> Any:
-        if key in self._link:
-            del self._link[key], self._hash[key]
+        self._hash.pop(key, None)
         return super().pop(key, *default)
 
     def _ordered(self) -> list[str]:
+        """Bucket by bucket; within one, the dict's own order, which is Java's link order: a
+        new key goes last, a key put again keeps its place, one removed and put again goes
+        last."""
         mask = self._capacity - 1
-        return sorted(self._link, key=lambda k: (self._hash[k] & mask, self._link[k]))
+        return sorted(dict.keys(self), key=lambda k: self._hash[k] & mask)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._ordered())

@@ -239,13 +239,7 @@ def java_text(type_: Type, value: Any) -> str:
     """A parsed value as Java's toString prints it in a ConfigException ("Invalid value 5.0
     for configuration ..."): a number without the sign or spaces it was given with, a double
     as Java prints doubles, a trimmed string, a password hidden."""
-    if type_ is Type.DOUBLE:
-        return java_double_text(float(value))
-    if type_ is Type.BOOLEAN:
-        return "true" if value else "false"
-    if type_ is Type.PASSWORD:
-        return "[hidden]"
-    return str(value)
+    return "[hidden]" if type_ is Type.PASSWORD else format_value(type_, value)
 
 
 def java_double_text(value: float) -> str:
