@@ -68,7 +68,8 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
         if key == 19:
             return replication_control.create_topics(image, request, controller.topic_settings, controller.rng)
         if key == 20:
-            return replication_control.delete_topics(image, request, version, controller.topic_settings)
+            return replication_control.delete_topics(image, request, version, controller.topic_settings,
+                                                     controller.rng)
         return replication_control.create_partitions(image, request, controller.rng)
     if key == 44:
         return configuration_control.incremental_alter_configs(image, request, controller.topic_settings)

@@ -23,7 +23,7 @@ Records:
 
 CreateTopics, per topic, in Kafka's order:
   a name given twice: INVALID_REQUEST ("Duplicate topic name.", one result, after the
-  others); `__cluster_metadata`: INVALID_REQUEST ("Creation of internal topic
+  others, in the order of Kafka's HashSet of such names); `__cluster_metadata`: INVALID_REQUEST ("Creation of internal topic
   __cluster_metadata is prohibited.", last). For the rest: more than 10,000 partitions in
   the request (assignments, or num_partitions with -1 as `num.partitions`) fails every
   topic with POLICY_VIOLATION ("Excessively large number of partitions per request.");
@@ -53,8 +53,8 @@ topic name and topic id."); a name or an id given twice: INVALID_REQUEST ("Dupli
 name." / "Duplicate topic id."); an unknown id: UNKNOWN_TOPIC_ID, an unknown name:
 UNKNOWN_TOPIC_OR_PARTITION (default messages); a name whose id was also given:
 INVALID_REQUEST ("The provided topic name maps to an ID that was already supplied.").
-Internal topics are not special: Kafka's controller deletes them too. Kafka shuffles the
-results; pylog keeps them in the order above (errors, then deletions).
+Internal topics are not special: Kafka's controller deletes them too. The results come
+shuffled, as Kafka shuffles them so that their places tell nothing of which topics exist.
 
 CreatePartitions: a name given twice: INVALID_REQUEST (first); unknown:
 UNKNOWN_TOPIC_OR_PARTITION; a count that does not grow the topic: INVALID_PARTITIONS;
@@ -64,11 +64,16 @@ as above with the topic's replication factor (that of partition 0)
 10,000 new partitions in one request: POLICY_VIOLATION for the topic that passes the
 budget; `validate_only` writes nothing.
 
-Internal topics (`required_internal_topic`): `__consumer_offsets` and `__transaction_state`
-are created on first use with the broker's partition count and configs, and a replication
-factor capped at the number of usable brokers (registered, not in controlled shutdown). The
-cap is a pylog choice, so that a test cluster smaller than
-`offsets.topic.replication.factor` (3) still gets its coordinators; Kafka refuses instead.
+A deadline: each of the three runs by its `timeout_ms`. One of 0 or less fails the whole
+request with REQUEST_TIMED_OUT, no message, for each of its entries, and does nothing --
+unless all it names is answered before the controller is reached (names given twice,
+`__cluster_metadata`, DeleteTopics entries with neither or both of name and id), which is
+then answered as usual (`_past_deadline`).
+
+Internal topics (`__consumer_offsets`, `__transaction_state`) are created by a broker on
+first use, through CreateTopics, with a replication factor capped at the brokers
+registered (`Broker.create_internal_topic`: a pylog choice, so that a test cluster smaller
+than `offsets.topic.replication.factor` still gets its coordinators; Kafka refuses instead).
 """
 
 from __future__ import annotations
@@ -82,11 +87,11 @@ from dataclasses import dataclass
 from protocol.error_codes import ErrorCode
 from protocol.messages import (
     CreatePartitionsResponse,
-    CreateTopicsRequest,
     CreateTopicsResponse,
     DeleteTopicsResponse,
 )
 from protocol.metadata import PartitionRecord, RemoveTopicRecord, TopicRecord
+from protocol.primitives import ZERO_UUID
 from protocol.schema import Message
 
 from pylog.controller.configuration_control import (
@@ -111,6 +116,7 @@ from pylog.controller.results import (
     partition_change_record_version,
 )
 from pylog.errors import BrokerError
+from pylog.handlers.topics import create_partitions_failed, create_topics_failed, delete_topics_failed
 from pylog.java_order import JavaHashMap
 from pylog.metadata_image import RECOVERED, MetadataImage
 
@@ -122,10 +128,11 @@ EXCESSIVE_BATCH_MESSAGE = "Unable to perform excessively large batch operation."
 EXCESSIVE_PARTITIONS_MESSAGE = "Excessively large number of partitions per request."
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
 METADATA_TOPIC_ID = uuid.UUID(int=1)   # Kafka's Uuid.METADATA_TOPIC_ID, never a topic's
-ZERO_UUID = uuid.UUID(int=0)
 
 TOPIC_RECORD_VERSION = 0
 REMOVE_TOPIC_RECORD_VERSION = 0
+
+REQUEST_TIMED_OUT = BrokerError(ErrorCode.REQUEST_TIMED_OUT, None)
 
 TopicResult = CreateTopicsResponse.CreatableTopicResult
 TopicConfig = CreateTopicsResponse.CreatableTopicConfigs
@@ -158,6 +165,16 @@ def _duplicates(names) -> list:
             repeated.append(name)
         seen.add(name)
     return repeated
+
+
+def _past_deadline(request, passed_on: list) -> bool:
+    """Whether a CreateTopics, DeleteTopics or CreatePartitions fails whole for its deadline.
+    Kafka's ControllerApis answers some entries itself (a name given twice, and the like)
+    and passes the rest (`passed_on`) to its QuorumController, which runs them by a
+    deadline of now plus `timeout_ms`, already past for 0 or less, but answers an empty
+    rest at once. Failing, every entry of the request gets REQUEST_TIMED_OUT with no
+    message, and nothing is done."""
+    return bool(passed_on) and request.timeout_ms <= 0
 
 
 def _collision_key(name: str) -> str:
@@ -248,16 +265,20 @@ def _placed_partitions(image: MetadataImage, count: int, replication_factor: int
 def create_topics(image: MetadataImage, request, settings: TopicSettings,
                   rng: random.Random) -> ControllerResult:
     """CreateTopics (v0-7): the response and the records of the topics it creates."""
-    duplicates = _duplicates(t.name for t in request.topics)
+    duplicates = JavaHashMap()   # Kafka's HashSet of them, and its order
+    for name in _duplicates(t.name for t in request.topics):
+        duplicates[name] = True
     topics = [t for t in request.topics if t.name not in duplicates]
     requested = [t for t in topics if t.name != CLUSTER_METADATA_TOPIC]
+    if _past_deadline(request, requested):
+        return ControllerResult(create_topics_failed(request, REQUEST_TIMED_OUT))
 
     total_partitions = sum(len(t.assignments) if t.assignments else
                            settings.num_partitions if t.num_partitions == -1 else max(t.num_partitions, 0)
                            for t in requested)
     if total_partitions > MAX_PARTITIONS_PER_BATCH:
-        return _create_topics_failed(request, BrokerError(ErrorCode.POLICY_VIOLATION,
-                                                          EXCESSIVE_PARTITIONS_MESSAGE))
+        return ControllerResult(create_topics_failed(request, BrokerError(ErrorCode.POLICY_VIOLATION,
+                                                                          EXCESSIVE_PARTITIONS_MESSAGE)))
 
     existing = {_collision_key(name): name for name in image.topics_by_name}
     taken = set(image.topics)
@@ -272,8 +293,8 @@ def create_topics(image: MetadataImage, request, settings: TopicSettings,
         results.append(result)
         records.extend(topic_records)
     if len(records) > MAX_RECORDS_PER_USER_OP:
-        return _create_topics_failed(request, BrokerError(ErrorCode.POLICY_VIOLATION,
-                                                          EXCESSIVE_BATCH_MESSAGE))
+        return ControllerResult(create_topics_failed(request, BrokerError(ErrorCode.POLICY_VIOLATION,
+                                                                          EXCESSIVE_BATCH_MESSAGE)))
     results.extend(TopicResult(name=name, error_code=ErrorCode.INVALID_REQUEST,
                                error_message="Duplicate topic name.") for name in duplicates)
     if any(t.name == CLUSTER_METADATA_TOPIC for t in topics):
@@ -286,11 +307,6 @@ def create_topics(image: MetadataImage, request, settings: TopicSettings,
         log.info("CreateTopics%s %s: %s", " (validate only)" if request.validate_only else "",
                  result.name, ErrorCode(result.error_code).name)
     return ControllerResult(CreateTopicsResponse(topics=results), records)
-
-
-def _create_topics_failed(request, error: BrokerError) -> ControllerResult:
-    return ControllerResult(CreateTopicsResponse(topics=[
-        TopicResult(name=t.name, error_code=error.code, error_message=str(error)) for t in request.topics]))
 
 
 def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: set[uuid.UUID],
@@ -363,38 +379,16 @@ def _create_topic(image: MetadataImage, topic, existing: dict[str, str], taken: 
     return result, records
 
 
-def required_internal_topic(image: MetadataImage, name: str, partitions: int, replication_factor: int,
-                            configs: dict[str, str], settings: TopicSettings,
-                            rng: random.Random) -> ControllerResult:
-    """Create an internal topic (`__consumer_offsets`, `__transaction_state`) a broker needs:
-    a CreateTopics of one topic with `replication_factor` capped at the usable broker count
-    (at least 1). An existing topic is answered TOPIC_ALREADY_EXISTS with no records, as
-    CreateTopics answers it."""
-    usable = len(usable_brokers(image))
-    capped = max(1, min(replication_factor, usable))
-    if capped < replication_factor:
-        log.info("creating %s with replication factor %d: only %d usable broker(s), not %d",
-                 name, capped, usable, replication_factor)
-    topic = CreateTopicsRequest.CreatableTopic(
-        name=name, num_partitions=partitions, replication_factor=capped, assignments=[],
-        configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v) for k, v in configs.items()])
-    return create_topics(image, CreateTopicsRequest(topics=[topic], timeout_ms=0, validate_only=False),
-                         settings, rng)
-
-
 # ---------------------------------------------------------------------------------------
 # DeleteTopics
 
 
-def delete_topics(image: MetadataImage, request, version: int, settings: TopicSettings) -> ControllerResult:
+def delete_topics(image: MetadataImage, request, version: int, settings: TopicSettings,
+                  rng: random.Random) -> ControllerResult:
     """DeleteTopics (v0-6) at request version `version`."""
-    named = [(name, ZERO_UUID) for name in request.topic_names]
-    named += [(t.name, t.topic_id) for t in request.topics]
     if not settings.delete_topic_enable:
         code = ErrorCode.INVALID_REQUEST if version < 3 else ErrorCode.TOPIC_DELETION_DISABLED
-        return ControllerResult(DeleteTopicsResponse(responses=[
-            DeleteResult(name=name, topic_id=topic_id, error_code=code, error_message=None)
-            for name, topic_id in named]))
+        return ControllerResult(delete_topics_failed(request, BrokerError(code, None)))
 
     results: list[DeleteResult] = []
 
@@ -437,6 +431,8 @@ def delete_topics(image: MetadataImage, request, version: int, settings: TopicSe
         answer(name, ZERO_UUID, ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
     for topic_id in duplicate_ids:
         answer(None, topic_id, ErrorCode.INVALID_REQUEST, "Duplicate topic id.")
+    if _past_deadline(request, names + ids):
+        return ControllerResult(delete_topics_failed(request, REQUEST_TIMED_OUT))
 
     to_delete: dict[uuid.UUID, str] = {}
     for topic_id in ids:
@@ -463,6 +459,7 @@ def delete_topics(image: MetadataImage, request, version: int, settings: TopicSe
         records.append((RemoveTopicRecord(topic_id=topic_id), REMOVE_TOPIC_RECORD_VERSION))
         answer(name, topic_id, ErrorCode.NONE)
         log.info("DeleteTopics %s (%s)", name, topic_id)
+    rng.shuffle(results)
     return ControllerResult(DeleteTopicsResponse(responses=results), records)
 
 
@@ -480,6 +477,8 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
             duplicates[topic.name] = True
         else:
             names[topic.name] = topic
+    if _past_deadline(request, [name for name in names if name not in duplicates]):
+        return ControllerResult(create_partitions_failed(request, REQUEST_TIMED_OUT))
     results = [PartitionsResult(name=name, error_code=ErrorCode.INVALID_REQUEST,
                                 error_message="Duplicate topic name.") for name in duplicates]
     records: list[tuple[Message, int]] = []

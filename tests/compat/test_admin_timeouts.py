@@ -3,11 +3,15 @@ the reference Kafka: its controller runs them by a deadline of now plus the time
 past, so every topic gets REQUEST_TIMED_OUT with no message and nothing is done, not even
 the checks of a bad name; a timeout of 1 ms is enough. CreatePartitions of an unknown topic
 carries no message either, and one naming several topics answers in the order of Kafka's
-HashSets of their names (the duplicated ones first)."""
+HashSets of their names (the duplicated ones first). A request all of whose entries are
+answered before the controller is reached (names given twice, `__cluster_metadata`, a
+DeleteTopics entry with neither or both of name and id) is answered, whatever its deadline.
+DeleteTopics results are compared as sets: Kafka shuffles them."""
 
 from __future__ import annotations
 
 import time
+import uuid
 
 import pytest
 
@@ -17,6 +21,8 @@ from tests.integration.support import WireClient
 
 Topic = CreateTopicsRequest.CreatableTopic
 Grow = CreatePartitionsRequest.CreatePartitionsTopic
+State = DeleteTopicsRequest.DeleteTopicState
+ID = uuid.UUID("6a1b2c3d-4e5f-4071-8293-a4b5c6d7e8f9")   # no topic's
 
 
 def scenario(client, late: str, kept: str, unknown: str) -> list:
@@ -47,6 +53,24 @@ def scenario(client, late: str, kept: str, unknown: str) -> list:
                 unknown + "-z", kept, unknown + "-a", "", unknown + "-a", unknown + "-m", kept + "-x")])).results],
         [(r.error_code, r.error_message) for r in client.request(20, 6, DeleteTopicsRequest(
             timeout_ms=0, topics=[DeleteTopicsRequest.DeleteTopicState(name=kept)])).responses],
+        partitions(kept),
+        # what is answered before the controller is reached is answered, whatever the deadline;
+        # once anything would reach it, every entry times out, duplicates and all
+        [(r.name, r.error_code, r.error_message) for r in client.request(19, 6, CreateTopicsRequest(
+            timeout_ms=0, validate_only=False, topics=[Topic(name=n, num_partitions=1, replication_factor=1)
+                                                       for n in ("dup", "dup", "__cluster_metadata")])).topics],
+        [(r.name, r.error_code, r.error_message) for r in client.request(19, 6, CreateTopicsRequest(
+            timeout_ms=0, validate_only=False, topics=[Topic(name=n, num_partitions=1, replication_factor=1)
+                                                       for n in ("dup", late, "dup")])).topics],
+        [(r.name, r.error_code, r.error_message) for r in client.request(37, 3, CreatePartitionsRequest(
+            timeout_ms=0, topics=[Grow(name=kept, count=n, assignments=None) for n in (2, 3)])).results],
+        [(r.name, r.error_code, r.error_message) for r in client.request(37, 3, CreatePartitionsRequest(
+            timeout_ms=0, topics=[Grow(name=n, count=2, assignments=None) for n in (kept, kept, unknown)])).results],
+        sorted((str(r.name), r.error_code, str(r.error_message)) for r in client.request(20, 6, DeleteTopicsRequest(
+            timeout_ms=0, topics=[State(name=kept), State(name=kept), State(name=None), State(name=kept, topic_id=ID)]
+        )).responses),
+        [(r.name, str(r.topic_id), r.error_code, r.error_message) for r in client.request(20, 6, DeleteTopicsRequest(
+            timeout_ms=0, topics=[State(name=None, topic_id=ID), State(name=unknown)])).responses],
         partitions(kept),
     ]
 

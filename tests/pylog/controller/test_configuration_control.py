@@ -40,7 +40,7 @@ def with_topic(name="t", configs=None, features=None):
     topic = CreateTopicsRequest.CreatableTopic(
         name=name, num_partitions=1, replication_factor=1, assignments=[],
         configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])
-    return commit(image, create_topics(image, CreateTopicsRequest(topics=[topic], timeout_ms=0,
+    return commit(image, create_topics(image, CreateTopicsRequest(topics=[topic], timeout_ms=30_000,
                                                                   validate_only=False), SETTINGS, random.Random(0)))
 
 
@@ -163,7 +163,7 @@ def test_refusals_with_kafkas_codes_and_messages():
 def test_a_bad_value_fails_its_resource_only():
     image = with_topic("a")
     commit(image, create_topics(image, CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
-        name="b", num_partitions=1, replication_factor=1, assignments=[], configs=[])], timeout_ms=0,
+        name="b", num_partitions=1, replication_factor=1, assignments=[], configs=[])], timeout_ms=30_000,
         validate_only=False), SETTINGS, random.Random(1)))
     result = incremental_alter_configs(image, incremental(ops("a", ("retention.ms", OP_SET, "-5x")),
                                                           ops("b", ("retention.ms", OP_SET, "5"))), SETTINGS)

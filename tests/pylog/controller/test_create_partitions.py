@@ -22,14 +22,14 @@ Assignment = CreatePartitionsRequest.CreatePartitionsAssignment
 def with_topic(image, name, partitions, replication_factor):
     topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=partitions,
                                                replication_factor=replication_factor, assignments=[], configs=[])
-    result = create_topics(image, CreateTopicsRequest(topics=[topic], timeout_ms=0, validate_only=False),
+    result = create_topics(image, CreateTopicsRequest(topics=[topic], timeout_ms=30_000, validate_only=False),
                            TopicSettings(), random.Random(0))
     assert result.response.topics[0].error_code == ErrorCode.NONE
     return commit(image, result)
 
 
 def grow(*topics, validate_only=False):
-    return CreatePartitionsRequest(topics=list(topics), timeout_ms=0, validate_only=validate_only)
+    return CreatePartitionsRequest(topics=list(topics), timeout_ms=30_000, validate_only=validate_only)
 
 
 def answers(result):
@@ -148,3 +148,16 @@ def test_a_count_far_beyond_the_budget_is_refused_without_placing_it(monkeypatch
     result = create_partitions(image, grow(Grow(name="a", count=2**31 - 1, assignments=None)), random.Random(0))
     assert answers(result) == [("a", ErrorCode.POLICY_VIOLATION, "Unable to perform excessively large batch operation.")]
     assert result.records == [] and asked == [10_001]
+
+
+def test_a_past_deadline_fails_every_entry_unless_all_are_names_given_twice():
+    image = with_topic(cluster(1), "t", 1, 1)
+    late = create_partitions(image, CreatePartitionsRequest(topics=[
+        Grow(name="t", count=2, assignments=None), Grow(name="d", count=2, assignments=None),
+        Grow(name="d", count=3, assignments=None)], timeout_ms=0, validate_only=False), random.Random(0))
+    assert answers(late) == [(name, ErrorCode.REQUEST_TIMED_OUT, None) for name in ("t", "d", "d")]
+    assert late.records == []
+    answered = create_partitions(image, CreatePartitionsRequest(topics=[
+        Grow(name="t", count=2, assignments=None), Grow(name="t", count=3, assignments=None)],
+        timeout_ms=-1, validate_only=False), random.Random(0))
+    assert answers(answered) == [("t", ErrorCode.INVALID_REQUEST, "Duplicate topic name.")]

@@ -16,7 +16,7 @@ from storage.config import LogConfig
 from pylog.config import ConfigSource
 from pylog.controller.configuration_control import TopicSettings
 from pylog.controller.replica_placement import MIGRATING_DIRECTORY
-from pylog.controller.replication_control import create_topics, required_internal_topic
+from pylog.controller.replication_control import create_topics
 from pylog.metadata_image import RECOVERED
 
 from tests.pylog.controller.cluster_images import cluster, commit, record_names
@@ -294,23 +294,6 @@ def test_the_same_seed_gives_the_same_topic_ids_and_placement():
     assert len(ids) == 50 and uuid.UUID(int=0) not in ids
 
 
-def test_an_internal_topic_gets_a_replication_factor_capped_at_the_usable_brokers():
-    image = cluster(1, 2, 3, shutting_down=(3,))
-    result = required_internal_topic(image, "__consumer_offsets", 5, 3, {"cleanup.policy": "compact"},
-                                     SETTINGS, random.Random(0))
-    [answer] = result.response.topics
-    assert (answer.error_code, answer.num_partitions, answer.replication_factor) == (ErrorCode.NONE, 5, 2)
-    commit(image, result)
-    assert image.topic_configs("__consumer_offsets") == {"cleanup.policy": "compact"}
-    assert all(len(p.replicas) == 2 for p in image.topics_by_name["__consumer_offsets"].partitions.values())
-    again = required_internal_topic(image, "__consumer_offsets", 5, 3, {}, SETTINGS, random.Random(0))
-    assert again.response.topics[0].error_code == ErrorCode.TOPIC_ALREADY_EXISTS
-    assert again.records == []
-    full = required_internal_topic(cluster(1, 2, 3, 4), "__transaction_state", 2, 3, {}, SETTINGS,
-                                   random.Random(0))
-    assert full.response.topics[0].replication_factor == 3
-
-
 def test_a_new_topic_never_takes_an_existing_topics_id():
     image = cluster(1)
     commit(image, create_topics(image, request(topic("a")), SETTINGS, random.Random(5)))
@@ -327,3 +310,35 @@ def test_a_config_value_longer_than_a_config_record_takes_is_refused():
                                        "The configuration value cannot be added because it exceeds the maximum "
                                        "value size of 32767 bytes.")
     assert result.records == []
+
+
+def test_several_names_given_twice_come_last_in_the_order_of_kafkas_hash_set():
+    """Found in the order s, c, b; Java 17's HashSet of them iterates b, s, c ("b".hashCode()
+    is 98, bucket 2 of 16; "s" 115 and "c" 99 share bucket 3, in the order they were added)."""
+    image = cluster(1)
+    result = create_topics(image, request(topic("c"), topic("s"), topic("ok"), topic("b"), topic("s"),
+                                          topic("c"), topic("b")), SETTINGS, random.Random(0))
+    assert [(t.name, t.error_code) for t in result.response.topics] == [
+        ("ok", ErrorCode.NONE), ("b", ErrorCode.INVALID_REQUEST), ("s", ErrorCode.INVALID_REQUEST),
+        ("c", ErrorCode.INVALID_REQUEST)]
+
+
+def test_a_past_deadline_fails_every_entry_unless_nothing_reaches_the_controller():
+    """`timeout_ms` 0 or less fails the request whole (REQUEST_TIMED_OUT, no message, an entry
+    for each of the request's, nothing written), unless every topic it names is answered
+    before the controller: names given twice, `__cluster_metadata`."""
+    image = cluster(1)
+    for timeout_ms in (0, -1):
+        late = create_topics(image, CreateTopicsRequest(topics=[topic("a"), topic("bad name"), topic("a"),
+                                                                topic("ok")], timeout_ms=timeout_ms,
+                                                        validate_only=False), SETTINGS, random.Random(0))
+        assert [(t.name, t.error_code, t.error_message) for t in late.response.topics] == [
+            (name, ErrorCode.REQUEST_TIMED_OUT, None) for name in ("a", "bad name", "a", "ok")]
+        assert late.records == []
+    answered = create_topics(image, CreateTopicsRequest(topics=[topic("a"), topic("a"), topic("__cluster_metadata")],
+                                                        timeout_ms=0, validate_only=False), SETTINGS,
+                             random.Random(0))
+    assert answers(answered) == {
+        "a": (ErrorCode.INVALID_REQUEST, "Duplicate topic name."),
+        "__cluster_metadata": (ErrorCode.INVALID_REQUEST,
+                               "Creation of internal topic __cluster_metadata is prohibited.")}
