@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator
 TREEIFY_CAPACITY = 64
 
 
-@functools.lru_cache(maxsize=4096)   # every group request asks it of its group id again
+@functools.lru_cache(maxsize=65536)   # group ids and topic names, asked again by every request
 def java_string_hashcode(text: str) -> int:
     """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
     h = 0

@@ -25,6 +25,14 @@ has an id, the request is answered by ids alone (Kafka ignores the names then): 
 unknown id gets UNKNOWN_TOPIC_ID with a null name and the id it asked about, listed
 before the known topics; nothing is created.
 
+Order, Kafka's (pylog/scala_order.py): Kafka's KafkaApis and KRaftMetadataCache pass the
+topics and partitions through Scala sets, so an answer lists
+- the topics asked by name once each, those that exist first, in the order of the Scala
+  `Set` of the names asked (the order asked when there are up to four), then the others;
+- every topic (a null list) in the order of a Scala `mutable.HashSet` of the names;
+- a topic's partitions in the order of a `mutable.HashSet` of their answer entries, which
+  hashes every field, leader epoch and ISR included: the order changes as they do.
+
 v8+ may ask for the authorized operations of each topic (and, v8-10, of the cluster):
 every operation, as Kafka answers without an authorizer (pylog/handlers/authorized_operations.py).
 v13 adds a top-level error code, which Kafka sets only to make a client rebootstrap: NONE here.
@@ -36,7 +44,15 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import MetadataResponse
 from protocol.schema import ZERO_UUID
 from pylog.handlers import authorized_operations
+from pylog.java_order import java_string_hashcode
 from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
+from pylog.scala_order import (
+    SMALL_SET_MAX,
+    immutable_set_order,
+    list_hashcode,
+    message_hashcode,
+    mutable_hash_set_order,
+)
 
 Topic = MetadataResponse.MetadataResponseTopic
 
@@ -48,12 +64,17 @@ def make_handler(broker):
                                                    for t in request.topics):
             return refused(request.topics, ErrorCode.INVALID_REQUEST)
         if request.topics is None or (version == 0 and not request.topics):
-            topics = [describe_topic(broker, broker.metadata.topics[name]) for name in sorted(broker.metadata.topics)]
+            names = list(broker.metadata.topics)
+            topics = [describe_topic(broker, broker.metadata.topics[name])
+                      for name in mutable_hash_set_order(names, [name_hash(name) for name in names])]
         elif any(t.topic_id != ZERO_UUID for t in request.topics):
             topics = by_topic_id(broker, [t.topic_id for t in request.topics if t.topic_id != ZERO_UUID])
         else:
             may_create = request.allow_auto_topic_creation if version >= 4 else True
-            topics = [await by_name(broker, t.name, may_create) for t in request.topics]
+            known, unknown = known_and_unknown([t.name for t in request.topics], broker.metadata.topics.__contains__,
+                                               name_hash)
+            topics = [describe_topic(broker, broker.metadata.topics[name]) for name in known]
+            topics += [await by_name(broker, name, may_create) for name in unknown]
         if request.include_topic_authorized_operations:
             for topic in topics:
                 topic.topic_authorized_operations = authorized_operations.TOPIC
@@ -105,25 +126,64 @@ async def by_name(broker, name: str | None, may_create: bool) -> Topic:
     return Topic(error_code=code, name=name, is_internal=name in INTERNAL_TOPICS)
 
 
+def known_and_unknown(asked: list, is_known, hash_of) -> tuple[list, list]:
+    """The distinct names (or ids) `asked`, split into those `is_known` and the others, each
+    in Kafka's order: the asked ones as a Scala immutable `Set` of them iterates them (the
+    order asked for up to four distinct ones), the unknown ones as that set's subset does
+    (a `HashSet` of five or more keeps its own trie order in a subset)."""
+    hashes = [hash_of(key) for key in asked]
+    ordered = immutable_set_order(asked, hashes)
+    known = [key for key in ordered if is_known(key)]
+    unknown = [key for key in ordered if not is_known(key)]
+    if len(ordered) > SMALL_SET_MAX:
+        unknown = immutable_set_order(unknown, [hash_of(key) for key in unknown], hash_set=True)
+    return known, unknown
+
+
 def by_topic_id(broker, topic_ids: list) -> list[Topic]:
-    found = {topic_id: broker.metadata.topic_by_id(topic_id) for topic_id in topic_ids}
-    unknown = [Topic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=topic_id, is_internal=False)
-               for topic_id, topic in found.items() if topic is None]
-    return unknown + [describe_topic(broker, topic) for topic in found.values() if topic is not None]
+    """The unknown ids first, then the known topics as the `Set` of their names (built from
+    the ids' set) iterates them."""
+    known_ids, unknown_ids = known_and_unknown(topic_ids, lambda i: broker.metadata.topic_by_id(i) is not None,
+                                               uuid_hash)
+    names = [broker.metadata.topic_by_id(topic_id).name for topic_id in known_ids]
+    names = immutable_set_order(names, [name_hash(name) for name in names],
+                                hash_set=len(known_ids) + len(unknown_ids) > SMALL_SET_MAX)
+    return ([Topic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=topic_id, is_internal=False)
+             for topic_id in unknown_ids]
+            + [describe_topic(broker, broker.metadata.topics[name]) for name in names])
+
+
+def name_hash(name: str | None) -> int:
+    return 0 if name is None else java_string_hashcode(name)
+
+
+def uuid_hash(topic_id) -> int:
+    """Kafka's `Uuid.hashCode`: the two halves of its bits xor-ed, then the two halves of that."""
+    bits = topic_id.int
+    folded = (bits >> 64) ^ (bits & 0xFFFF_FFFF_FFFF_FFFF)
+    return ((folded >> 32) ^ folded) & 0xFFFF_FFFF
 
 
 def describe_topic(broker, topic: TopicInfo) -> Topic:
+    """The topic's answer, its partitions in Kafka's order: KRaftMetadataCache maps the
+    image's partitions into a Scala `mutable.HashSet` of answer entries, placed by their
+    generated `hashCode` over every field."""
     image = broker.metadata_image()
     registrations = image.topics[topic.topic_id].partitions if topic.topic_id in image.topics else {}
     alive = {b.broker_id for b in image.brokers.values() if not b.fenced}
     partitions = []
+    hashes = []
     for index in range(topic.num_partitions):
         registration = registrations.get(index)
         if registration is None:
             continue
+        error_code = ErrorCode.NONE if registration.leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE
+        replicas, isr = list(registration.replicas), list(registration.isr)
+        offline = [r for r in replicas if r not in alive]
         partitions.append(MetadataResponse.MetadataResponsePartition(
-            error_code=ErrorCode.NONE if registration.leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE,
-            partition_index=index, leader_id=registration.leader, leader_epoch=registration.leader_epoch,
-            replica_nodes=list(registration.replicas), isr_nodes=list(registration.isr),
-            offline_replicas=[r for r in registration.replicas if r not in alive]))
-    return Topic(name=topic.name, topic_id=topic.topic_id, is_internal=topic.is_internal, partitions=partitions)
+            error_code=error_code, partition_index=index, leader_id=registration.leader,
+            leader_epoch=registration.leader_epoch, replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline))
+        hashes.append(message_hashcode((error_code, index, registration.leader, registration.leader_epoch,
+                                        list_hashcode(replicas), list_hashcode(isr), list_hashcode(offline))))
+    return Topic(name=topic.name, topic_id=topic.topic_id, is_internal=topic.is_internal,
+                 partitions=mutable_hash_set_order(partitions, hashes))

@@ -1,0 +1,121 @@
+"""The orders in which Scala 2.13's sets hand back what they hold, where Kafka answers in
+them: a Metadata answer's partitions (a `mutable.HashSet` of the answer's partition
+entries), its topics (the `Set` of the names asked, or a `mutable.HashSet` of every name),
+and the topics it does not know (a `Set` of their answer entries).
+
+An element's place depends on its hash: Java's `hashCode` (`java_order.java_string_hashcode`
+for a name; `list_hashcode` and `message_hashcode` for the answer entries, as Kafka's
+generated message classes compute them).
+
+scala.collection.mutable.HashSet: a table of buckets, 16 when built element by element
+(a builder, `map`, `partition`), doubled before an element is added once the count would
+reach three quarters of it; an element goes to bucket `improved & (size - 1)`, where
+`improved = hash ^ (hash >>> 16)`, and each bucket is kept in ascending order of
+`improved` (as a signed int). Iteration goes bucket by bucket. So the order depends only on
+the elements and the table size, not on the order they were added in.
+
+scala.collection.immutable.Set: up to four elements (`Set1` .. `Set4`) keep the order they
+were added in; from the fifth, a `HashSet`: a CHAMP trie over `improve(hash)` (Scala's
+`Hashing.improve`), five bits per level from the lowest, which is canonical (its shape
+depends only on its elements). Iteration is depth first: a node's own elements in the order
+of their five bits, then its sub-nodes in the same order. A `HashSet` built by `map` or
+`partition` from a `HashSet` stays one however few it holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+SMALL_SET_MAX = 4        # Set1 .. Set4
+MUTABLE_TABLE_START = 16
+CHAMP_BITS = 5
+
+
+def int32(value: int) -> int:
+    return (value + 0x80000000) % 0x100000000 - 0x80000000
+
+
+def list_hashcode(values: Iterable[int]) -> int:
+    """`java.util.List.hashCode` of a list of Integers (1, then 31 * h + each), as an
+    unsigned 32-bit value: the arithmetic wraps, so one mask at the end is enough."""
+    h = 1
+    for value in values:
+        h = 31 * h + value
+    return h & 0xFFFFFFFF
+
+
+def message_hashcode(field_hashes: Iterable[int]) -> int:
+    """A generated Kafka message's `hashCode` (0, then 31 * h + each field's hash: an int
+    field is its own hash, a list its `list_hashcode`, a string its `hashCode`, null 0),
+    as an unsigned 32-bit value."""
+    h = 0
+    for field_hash in field_hashes:
+        h = 31 * h + field_hash
+    return h & 0xFFFFFFFF
+
+
+def mutable_hash_set_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:
+    """`elements` (distinct, with their Java hashes) as a `mutable.HashSet` built element by
+    element iterates them."""
+    size = MUTABLE_TABLE_START
+    for count in range(1, len(elements) + 1):   # Scala grows before adding the count-th
+        if count >= int(size * 0.75):
+            size *= 2
+    mask = size - 1
+    keyed = []
+    for position, h in enumerate(hashes):
+        h &= 0xFFFFFFFF
+        improved = h ^ (h >> 16)
+        # within a bucket, ascending as a signed int: flipping the sign bit orders unsigned alike
+        keyed.append(((improved & mask) << 32 | (improved ^ 0x80000000), position))
+    keyed.sort()
+    return [elements[position] for _, position in keyed]
+
+
+def _unsigned_shift(value: int, bits: int) -> int:
+    return (value & 0xFFFFFFFF) >> bits
+
+
+def improve(h: int) -> int:
+    """Scala's `Hashing.improve`, the hash an immutable `HashSet` places an element by."""
+    h = int32(h)
+    x = int32(h + ~int32(h << 9))
+    x = int32(x ^ _unsigned_shift(x, 14))
+    x = int32(x + int32(x << 4))
+    return int32(x ^ _unsigned_shift(x, 10))
+
+
+def champ_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:
+    """`elements` (distinct, with their Java hashes) as an immutable `HashSet` iterates them."""
+    improved = [improve(h) & 0xFFFFFFFF for h in hashes]
+    out: list[T] = []
+
+    def visit(members: list[int], shift: int) -> None:
+        if shift >= 32:   # equal hashes: a collision node, in the order added
+            out.extend(elements[i] for i in members)
+            return
+        by_fragment: dict[int, list[int]] = {}
+        for i in members:
+            by_fragment.setdefault((improved[i] >> shift) & 0x1F, []).append(i)
+        fragments = sorted(by_fragment)
+        out.extend(elements[by_fragment[f][0]] for f in fragments if len(by_fragment[f]) == 1)
+        for f in fragments:
+            if len(by_fragment[f]) > 1:
+                visit(by_fragment[f], shift + CHAMP_BITS)
+
+    visit(list(range(len(elements))), 0)
+    return out
+
+
+def immutable_set_order(elements: Sequence[T], hashes: Sequence[int], *, hash_set: bool = False) -> list[T]:
+    """The distinct `elements`, in the order added, as an immutable `Set` built from them
+    iterates them: the order added for up to four (unless `hash_set`: a set built from a
+    `HashSet`), the trie's order otherwise."""
+    seen: dict[Any, int] = {}
+    for element, h in zip(elements, hashes):
+        seen.setdefault(element, h)
+    if len(seen) <= SMALL_SET_MAX and not hash_set:
+        return list(seen)
+    return champ_order(list(seen), list(seen.values()))
