@@ -60,9 +60,11 @@ CreatePartitions: a name given twice: INVALID_REQUEST (first); unknown:
 UNKNOWN_TOPIC_OR_PARTITION; a count that does not grow the topic: INVALID_PARTITIONS;
 `assignments` (when not null) need one entry per new partition, each a valid replica list
 as above with the topic's replication factor (that of partition 0)
-(INVALID_REPLICA_ASSIGNMENT); otherwise placement with that replication factor; more than
-10,000 new partitions in one request: POLICY_VIOLATION for the topic that passes the
-budget; `validate_only` writes nothing.
+(INVALID_REPLICA_ASSIGNMENT); otherwise placement with that replication factor.
+`validate_only` writes nothing. A request may write 10,000 records: the topic that passes
+that budget gets UNKNOWN_SERVER_ERROR with no message, and yet grows by what was left of
+the budget, as Kafka 4.1's ReplicationControlManager does (its bounded record list throws,
+and its per-topic catch keeps the records added before).
 
 A deadline: each of the three runs by its `timeout_ms`. One of 0 or less fails the whole
 request with REQUEST_TIMED_OUT, no message, for each of its entries, and does nothing --
@@ -488,10 +490,20 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
             continue
         try:
             topic_records = _new_partitions(image, topic, rng, budget)
-            if len(topic_records) > budget:
-                raise BrokerError(ErrorCode.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
         except BrokerError as e:
             results.append(PartitionsResult(name=topic.name, error_code=e.code, error_message=e.message))
+            continue
+        if len(topic_records) > budget:
+            # Kafka adds the records to a list bounded by the budget; the add past it throws
+            # an exception its per-topic catch takes as unexpected, and the records added
+            # before stay in the batch, which commits: the topic grows by what was left.
+            records.extend(topic_records[:budget])
+            results.append(PartitionsResult(name=topic.name, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
+                                            error_message=None))
+            log.warning("CreatePartitions %s: more than the %d records one request may write; %d new "
+                        "partition(s) kept%s, as Kafka keeps them", topic.name, MAX_RECORDS_PER_USER_OP,
+                        budget, " (validate only: none)" if request.validate_only else "")
+            budget = 0
             continue
         budget -= len(topic_records)
         records.extend(topic_records)

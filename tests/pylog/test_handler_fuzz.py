@@ -41,6 +41,10 @@ from tests.protocol import strategies as S
 from tests.protocol.test_decoder_fuzz import frame_for
 
 ANSWER_WAIT_S = 1.0
+# CreatePartitions is checked, not carried out: a count past the 10,000 records one request
+# may write still adds 10,000 partitions (Kafka's rule), and a few such requests would leave
+# the broker with tens of thousands for every later request to meet
+CREATE_PARTITIONS_KEY = 37
 EXAMPLES = int(os.environ.get("PYLOG_FUZZ_EXAMPLES", "25"))   # per API version; more for a deeper search
 TOPICS = ["fuzz-a", "fuzz-b", "__consumer_offsets", "__transaction_state", "fuzz-new"]
 GROUPS = ["fuzz-g", "fuzz-h", ""]
@@ -134,6 +138,8 @@ def test_a_request_is_answered_or_refused_never_a_handler_failure(broker, key, c
     @S.fast(EXAMPLES)
     @given(body=_struct(cls, version))
     def check(body):
+        if key == CREATE_PARTITIONS_KEY:
+            body.validate_only = True
         frame = _encodable(cls, version, body)
         if frame is None:
             return

@@ -124,16 +124,21 @@ def test_validate_only_and_the_per_request_budget():
     assert answers(checked) == [("a", ErrorCode.NONE, None)] and checked.records == []
     big = create_partitions(image, grow(Grow(name="a", count=6_001, assignments=None),
                                         Grow(name="b", count=6_001, assignments=None)), random.Random(0))
-    assert answers(big) == [("a", ErrorCode.NONE, None),
-                            ("b", ErrorCode.POLICY_VIOLATION, "Unable to perform excessively large batch operation.")]
-    assert len(big.records) == 6_000
+    # Kafka 4.1: the topic past the budget of 10,000 records gets UNKNOWN_SERVER_ERROR with no
+    # message, and yet keeps the partitions placed before the budget ran out
+    assert answers(big) == [("a", ErrorCode.NONE, None), ("b", ErrorCode.UNKNOWN_SERVER_ERROR, None)]
+    assert len(big.records) == 10_000
     commit(image, big)
-    assert len(image.topics_by_name["a"].partitions) == 6_001 and len(image.topics_by_name["b"].partitions) == 1
+    assert len(image.topics_by_name["a"].partitions) == 6_001 and len(image.topics_by_name["b"].partitions) == 4_001
+    checked = create_partitions(image, grow(Grow(name="a", count=30_000, assignments=None), validate_only=True),
+                                random.Random(0))
+    assert answers(checked) == [("a", ErrorCode.UNKNOWN_SERVER_ERROR, None)] and checked.records == []
 
 
-def test_a_count_far_beyond_the_budget_is_refused_without_placing_it(monkeypatch):
+def test_a_count_far_beyond_the_budget_places_no_more_than_it(monkeypatch):
     # CreatePartitions' count is any int32: 2^31 - 1 new partitions must cost no more than
-    # the request's budget of records (10,000) plus one, whose placement shows it is over
+    # the request's budget of records (10,000) plus one, whose placement shows it is over;
+    # the budget's worth are kept, as Kafka keeps them
     from pylog.controller import replication_control
     asked = []
     place = replication_control.place_replicas
@@ -146,8 +151,8 @@ def test_a_count_far_beyond_the_budget_is_refused_without_placing_it(monkeypatch
     image = with_topic(cluster(1), "a", 1, 1)
     monkeypatch.setattr(replication_control, "place_replicas", placing)
     result = create_partitions(image, grow(Grow(name="a", count=2**31 - 1, assignments=None)), random.Random(0))
-    assert answers(result) == [("a", ErrorCode.POLICY_VIOLATION, "Unable to perform excessively large batch operation.")]
-    assert result.records == [] and asked == [10_001]
+    assert answers(result) == [("a", ErrorCode.UNKNOWN_SERVER_ERROR, None)]
+    assert len(result.records) == 10_000 and asked == [10_001]
 
 
 def test_a_past_deadline_fails_every_entry_unless_all_are_names_given_twice():
