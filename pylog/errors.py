@@ -11,6 +11,14 @@ from protocol.error_codes import ErrorCode
 from storage import errors as storage_errors
 
 
+def api_error_message(code: ErrorCode, text: str | None) -> str | None:
+    """The message Kafka's `ApiError.fromThrowable` keeps of an exception's text: none for
+    UNKNOWN_SERVER_ERROR or for a text that is the code's own default."""
+    if code == ErrorCode.UNKNOWN_SERVER_ERROR or text == code.message:
+        return None
+    return text
+
+
 class BrokerError(Exception):
     """A request-level failure that carries its Kafka error code."""
 

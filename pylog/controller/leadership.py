@@ -43,6 +43,7 @@ from protocol.messages.elect_leaders_response import (
     ElectLeadersResponse, PartitionResult, ReplicaElectionResult,
 )
 from protocol.metadata import BrokerRegistrationChangeRecord
+from pylog.controller.failed_answers import REQUEST_TIMED_OUT, elect_leaders_failed, past_deadline
 from pylog.controller.partition_change import (
     ONLINE, PREFERRED, UNASSIGNED_DIRECTORY, UNCLEAN, build_partition_change, directory_online,
     replica_directory,
@@ -50,6 +51,7 @@ from pylog.controller.partition_change import (
 from pylog.controller.results import (
     CONTROLLED_SHUTDOWN_CHANGE_VERSION, FENCING_CHANGE_VERSION, ControllerResult,
 )
+from pylog.errors import BrokerError
 from pylog.metadata_image import (
     BROKER_RESOURCE, FENCE, IN_CONTROLLED_SHUTDOWN, MIGRATING_DIRECTORY, NO_LEADER, UNFENCE,
     MetadataImage, PartitionRegistration, TopicImage,
@@ -217,12 +219,18 @@ def elect_leader(image: MetadataImage, topic_name: str, partition_id: int, elect
 
 def elect_leaders(image: MetadataImage, request, version: int) -> ControllerResult:
     """ElectLeaders v0-2 (v0 has no election type: preferred). A null topic list means every
-    partition, and then partitions that need no election are left out of the results."""
+    partition, and then partitions that need no election are left out of the results. A
+    timeout of 0 or less fails it whole (pylog/controller/failed_answers.py), and an unknown
+    election type too; an empty topic list is answered at once, whatever either."""
+    if request.topic_partitions is not None and not request.topic_partitions:
+        return ControllerResult(ElectLeadersResponse())   # nothing to do: Kafka answers at once
+    if past_deadline(request, True):
+        return ControllerResult(elect_leaders_failed(request, REQUEST_TIMED_OUT))
     election_type = request.election_type if version >= 1 else PREFERRED_ELECTION
     response = ElectLeadersResponse()
-    if election_type not in (PREFERRED_ELECTION, UNCLEAN_ELECTION):
-        response.error_code = ErrorCode.INVALID_REQUEST
-        return ControllerResult(response, [])
+    if election_type not in (PREFERRED_ELECTION, UNCLEAN_ELECTION):   # Kafka's fails the request whole
+        return ControllerResult(elect_leaders_failed(
+            request, BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown election type {election_type}")))
     records: Records = []
     if request.topic_partitions is None:
         for topic in sorted(image.topics_by_name.values(), key=lambda t: t.name):

@@ -26,7 +26,9 @@ than the partition has (or will have, once the reassignment in progress is done)
 INVALID_REPLICATION_FACTOR. The answer echoes that flag. Each partition
 succeeds or fails on its own; the records of those that succeed commit as one batch.
 Pure over the image: the reassignment's state is the registration's adding/removing
-replicas, so it survives a controller restart through the log.
+replicas, so it survives a controller restart through the log. An AlterPartitionReassignments
+with topics and a timeout of 0 or less fails whole (pylog/controller/failed_answers.py);
+Kafka runs ListPartitionReassignments with no deadline.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ from protocol.messages.alter_partition_reassignments_response import (
 from protocol.messages.list_partition_reassignments_response import (
     ListPartitionReassignmentsResponse, OngoingPartitionReassignment, OngoingTopicReassignment,
 )
+from pylog.controller.failed_answers import (
+    REQUEST_TIMED_OUT,
+    alter_reassignments_failed,
+    past_deadline,
+)
 from pylog.controller.leadership import (
     all_partitions, default_directory, leader_acceptor, unclean_leader_election_enabled,
 )
@@ -45,7 +52,7 @@ from pylog.controller.partition_change import (
     ONLINE, UNCLEAN, build_partition_change, reassignment_in_progress,
 )
 from pylog.controller.results import ControllerResult
-from pylog.errors import BrokerError
+from pylog.errors import BrokerError, api_error_message
 from pylog.metadata_image import MetadataImage
 
 
@@ -57,6 +64,8 @@ class ReassignmentError(Exception):
 
 def alter_partition_reassignments(image: MetadataImage, request, version: int, *,
                                   unclean_default: bool = False) -> ControllerResult:
+    if past_deadline(request, bool(request.topics)):
+        return ControllerResult(alter_reassignments_failed(request, REQUEST_TIMED_OUT))
     allow_rf_change = request.allow_replication_factor_change
     response = AlterPartitionReassignmentsResponse(error_message=None, allow_replication_factor_change=allow_rf_change)
     records = []
@@ -72,7 +81,7 @@ def alter_partition_reassignments(image: MetadataImage, request, version: int, *
                 if change is not None:
                     records.append(change)
             except ReassignmentError as e:
-                error, message = e.error, str(e)
+                error, message = e.error, api_error_message(e.error, str(e))
             topic_response.partitions.append(ReassignablePartitionResponse(
                 partition_index=target.partition_index, error_code=error, error_message=message))
     return ControllerResult(response, records)

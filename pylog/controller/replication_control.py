@@ -70,7 +70,7 @@ A deadline: each of the three runs by its `timeout_ms`. One of 0 or less fails t
 request with REQUEST_TIMED_OUT, no message, for each of its entries, and does nothing --
 unless all it names is answered before the controller is reached (names given twice,
 `__cluster_metadata`, DeleteTopics entries with neither or both of name and id), which is
-then answered as usual (`_past_deadline`).
+then answered as usual (pylog/controller/failed_answers.py).
 
 Internal topics (`__consumer_offsets`, `__transaction_state`) are created by a broker on
 first use, through CreateTopics, with a replication factor capped at the brokers
@@ -118,7 +118,13 @@ from pylog.controller.results import (
     partition_change_record_version,
 )
 from pylog.errors import BrokerError
-from pylog.handlers.topics import create_partitions_failed, create_topics_failed, delete_topics_failed
+from pylog.controller.failed_answers import (
+    REQUEST_TIMED_OUT,
+    create_partitions_failed,
+    create_topics_failed,
+    delete_topics_failed,
+    past_deadline,
+)
 from pylog.java_order import JavaHashMap
 from pylog.metadata_image import RECOVERED, MetadataImage
 
@@ -133,8 +139,6 @@ METADATA_TOPIC_ID = uuid.UUID(int=1)   # Kafka's Uuid.METADATA_TOPIC_ID, never a
 
 TOPIC_RECORD_VERSION = 0
 REMOVE_TOPIC_RECORD_VERSION = 0
-
-REQUEST_TIMED_OUT = BrokerError(ErrorCode.REQUEST_TIMED_OUT, None)
 
 TopicResult = CreateTopicsResponse.CreatableTopicResult
 TopicConfig = CreateTopicsResponse.CreatableTopicConfigs
@@ -167,16 +171,6 @@ def _duplicates(names) -> list:
             repeated.append(name)
         seen.add(name)
     return repeated
-
-
-def _past_deadline(request, passed_on: list) -> bool:
-    """Whether a CreateTopics, DeleteTopics or CreatePartitions fails whole for its deadline.
-    Kafka's ControllerApis answers some entries itself (a name given twice, and the like)
-    and passes the rest (`passed_on`) to its QuorumController, which runs them by a
-    deadline of now plus `timeout_ms`, already past for 0 or less, but answers an empty
-    rest at once. Failing, every entry of the request gets REQUEST_TIMED_OUT with no
-    message, and nothing is done."""
-    return bool(passed_on) and request.timeout_ms <= 0
 
 
 def _collision_key(name: str) -> str:
@@ -272,7 +266,7 @@ def create_topics(image: MetadataImage, request, settings: TopicSettings,
         duplicates[name] = True
     topics = [t for t in request.topics if t.name not in duplicates]
     requested = [t for t in topics if t.name != CLUSTER_METADATA_TOPIC]
-    if _past_deadline(request, requested):
+    if past_deadline(request, bool(requested)):
         return ControllerResult(create_topics_failed(request, REQUEST_TIMED_OUT))
 
     total_partitions = sum(len(t.assignments) if t.assignments else
@@ -433,7 +427,7 @@ def delete_topics(image: MetadataImage, request, version: int, settings: TopicSe
         answer(name, ZERO_UUID, ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
     for topic_id in duplicate_ids:
         answer(None, topic_id, ErrorCode.INVALID_REQUEST, "Duplicate topic id.")
-    if _past_deadline(request, names + ids):
+    if past_deadline(request, bool(names or ids)):
         return ControllerResult(delete_topics_failed(request, REQUEST_TIMED_OUT))
 
     to_delete: dict[uuid.UUID, str] = {}
@@ -479,7 +473,7 @@ def create_partitions(image: MetadataImage, request, rng: random.Random) -> Cont
             duplicates[topic.name] = True
         else:
             names[topic.name] = topic
-    if _past_deadline(request, [name for name in names if name not in duplicates]):
+    if past_deadline(request, any(name not in duplicates for name in names)):
         return ControllerResult(create_partitions_failed(request, REQUEST_TIMED_OUT))
     results = [PartitionsResult(name=name, error_code=ErrorCode.INVALID_REQUEST,
                                 error_message="Duplicate topic name.") for name in duplicates]

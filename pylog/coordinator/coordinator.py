@@ -393,7 +393,7 @@ class GroupCoordinator:
     # -- JoinGroup / SyncGroup (may wait) ----------------------------------------------
 
     async def join_group(self, group_id: str, request: JoinRequest) -> JoinResult:
-        error = self._check_group_id(group_id)
+        error = self.check_group_id(group_id)
         if not error:
             error = check_session_timeout(self.config, request.session_timeout_ms)
         if error:
@@ -416,7 +416,7 @@ class GroupCoordinator:
         return await ticket
 
     async def sync_group(self, group_id: str, request: SyncRequest) -> SyncResult:
-        error = self._check_group_id(group_id) or self._partition_error(group_id)
+        error = self.check_group_id(group_id) or self._partition_error(group_id)
         if error:
             return SyncResult(error)
         group = self.groups.get(group_id)
@@ -431,7 +431,7 @@ class GroupCoordinator:
 
     def heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
                   generation_id: int) -> ErrorCode:
-        error = self._check_group_id(group_id) or self._partition_error(group_id)
+        error = self.check_group_id(group_id) or self._partition_error(group_id)
         if error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             return ErrorCode.NONE       # Kafka answers a heartbeat of a loading group blindly
         if error:
@@ -445,7 +445,7 @@ class GroupCoordinator:
 
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[ErrorCode, list[ErrorCode]]:
         """(top-level error, one error per (member id, group.instance.id) in order)."""
-        error = self._check_group_id(group_id) or self._partition_error(group_id)
+        error = self.check_group_id(group_id) or self._partition_error(group_id)
         if error:
             return error, []
         group = self.groups.get(group_id)
@@ -625,11 +625,14 @@ class GroupCoordinator:
 
     # -- plumbing ----------------------------------------------------------------------
 
-    def _check_group_id(self, group_id) -> ErrorCode:
-        if not group_id:
-            return ErrorCode.INVALID_GROUP_ID
+    def check_group_id(self, group_id) -> ErrorCode:
+        """The first checks of a group request that needs a group id (JoinGroup, SyncGroup,
+        Heartbeat, LeaveGroup, OffsetDelete), in Kafka's order: a coordinator shutting down,
+        then a null or empty id."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if not group_id:
+            return ErrorCode.INVALID_GROUP_ID
         return ErrorCode.NONE
 
     def _store_has_group(self, group_id: str) -> bool:

@@ -34,7 +34,13 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   INVALID_REQUEST "Client metrics subscription name must not be empty".
 - `configuration_keys` null or empty means every config. v0 reports `is_default`
   (source DEFAULT_CONFIG), v1+ `config_source` and (when asked) synonyms, v3+
-  `config_type` and (when asked) the documentation (null for topic configs).
+  `config_type` and (when asked) the documentation: pylog's own short text for a broker
+  config, none for a topic config (README: Kafka's prose is not copied).
+- A resource of any other type refuses the whole request, as Kafka's KafkaApis throws
+  before describing anything: every resource INVALID_REQUEST with the code's own text.
+- Order: Kafka gathers a resource's configs into a Scala `mutable.HashMap` by name (its
+  `allConfigs`; the keys asked filter it into another), so they come in that map's order
+  (pylog/scala_order.py), not by name; a broker's loggers come in their own order.
 
 IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
 Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
@@ -82,8 +88,10 @@ from pylog.controller.configuration_control import (
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import GROUP_CONFIG_KEYS, group_configs
 from pylog.handlers.forwarding import forwarding_handler
-from pylog.errors import BrokerError
+from pylog.errors import BrokerError, api_error_message
+from pylog.java_order import java_string_hashcode
 from pylog.metadata import topic_name_problem
+from pylog.scala_order import mutable_hash_set_order
 
 log = logging.getLogger("pylog.configs")
 
@@ -96,9 +104,6 @@ RESOURCE_CLIENT_METRICS = 16
 RESOURCE_GROUP = 32
 _KNOWN_RESOURCE_TYPES = {RESOURCE_TOPIC, RESOURCE_BROKER, RESOURCE_BROKER_LOGGER,
                          RESOURCE_CLIENT_METRICS, RESOURCE_GROUP}
-_RESOURCE_TYPE_NAMES = {RESOURCE_TOPIC: "TOPIC", RESOURCE_BROKER: "BROKER",
-                        RESOURCE_BROKER_LOGGER: "BROKER_LOGGER",
-                        RESOURCE_CLIENT_METRICS: "CLIENT_METRICS", RESOURCE_GROUP: "GROUP"}
 
 # DescribeConfigsResponse.ConfigType ids.
 CONFIG_TYPE_UNKNOWN = 0
@@ -262,6 +267,11 @@ def make_describe_configs_handler(broker):
         version = context.api_version
         include_synonyms = version >= 1 and request.include_synonyms
         include_documentation = version >= 3 and request.include_documentation
+        if any(r.resource_type not in _KNOWN_RESOURCE_TYPES for r in request.resources):
+            return DescribeConfigsResponse(results=[
+                Result(error_code=ErrorCode.INVALID_REQUEST, error_message=ErrorCode.INVALID_REQUEST.message,
+                       resource_type=r.resource_type, resource_name=r.resource_name, configs=[])
+                for r in request.resources])
         results = []
         for resource in request.resources:
             keys = resource.configuration_keys or None  # null or empty: every config
@@ -272,6 +282,8 @@ def make_describe_configs_handler(broker):
                                       resource_type=resource.resource_type,
                                       resource_name=resource.resource_name, configs=[]))
                 continue
+            if resource.resource_type != RESOURCE_BROKER_LOGGER:
+                values = mutable_hash_set_order(values, [java_string_hashcode(v.name) for v in values])
             broker_resource = resource.resource_type == RESOURCE_BROKER
             entries = [_entry(v, broker_resource and v.name not in UPDATABLE, include_synonyms,
                               include_documentation) for v in values]
@@ -290,7 +302,7 @@ def _described_error_message(error: BrokerError) -> str | None:
     (ApiError.fromThrowable)."""
     if error.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
         return ""
-    return None if str(error) == error.code.message else str(error)
+    return api_error_message(error.code, str(error))
 
 
 def _entry(value: ConfigValue, read_only: bool, include_synonyms: bool,
@@ -343,12 +355,8 @@ def describe_resource(broker, resource_type: int, name: str | None,
             raise BrokerError(ErrorCode.INVALID_REQUEST, "Client metrics subscription name must not be empty")
         values = describe_client_metrics_configs(
             broker.metadata_image().configs.get((RESOURCE_CLIENT_METRICS, name), {}))
-    elif resource_type in _KNOWN_RESOURCE_TYPES:
-        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                          f"Unsupported resource type: {_RESOURCE_TYPE_NAMES[resource_type]}")
     else:
-        raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unexpected resource type {resource_type} "
-                                                     f"for resource {name}")
+        raise ValueError(f"resource type {resource_type} is not described")   # the handler refuses it first
     if wanted is not None:
         values = [v for v in values if v.name in wanted]
     return values

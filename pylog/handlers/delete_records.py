@@ -16,8 +16,16 @@ ReplicaManager.deleteRecordsOnLocalLog and Partition.deleteRecordsOnLeader):
 
 A success carries the partition's low watermark (with one replica: its log start
 offset); a failure carries low_watermark -1. A partition named twice counts once, with
-the last offset given (Kafka builds a map). Results are grouped by topic, in the order
-the topics first appear.
+the last offset given (Kafka builds a map); a topic named with no partition is not in the
+answer.
+
+Order, Kafka's (`kafkas_order`, pylog/scala_order.py): KafkaApis keeps the partitions in
+Scala maps keyed by TopicPartition and groups them by topic (`groupBy`, an immutable
+`HashMap`: the topics come in its trie's order). When some partition is in the metadata,
+the results are one `mutable.HashMap` and each topic's partitions come in a `mutable.HashMap`'s
+order; when none is, they are an immutable `Map` built from a `mutable.HashMap` of them (the
+order that one iterates in, for up to four; a trie's, for more, each topic's partitions
+then in a trie of their own).
 
 Durability: pylog writes log-start-offset-checkpoint (fsynced) before it answers a
 request that moved any log start, so an acknowledged deletion survives kill -9. (Kafka
@@ -34,7 +42,9 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import DeleteRecordsResponse
 from pylog.errors import BrokerError
+from pylog.java_order import java_string_hashcode, topic_partition_hash
 from pylog.metadata import INTERNAL_TOPICS
+from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 
 INVALID_LOW_WATERMARK = -1
 
@@ -50,18 +60,19 @@ def make_handler(broker):
             for p in topic.partitions:
                 partitions[p.partition_index] = p.offset
         moved = False
-        topics = []
+        results = {}
         for name, partitions in requested.items():
-            results = []
             for index, offset in partitions.items():
                 code, low_watermark, changed = delete_records(broker, name, index, offset)
                 moved = moved or changed
-                results.append(PartitionResult(partition_index=index, low_watermark=low_watermark,
-                                               error_code=code))
-            topics.append(TopicResult(name=name, partitions=results))
+                results[name, index] = PartitionResult(partition_index=index, low_watermark=low_watermark,
+                                                       error_code=code)
         if moved:
             broker.log_manager.write_log_start_offsets()
-        return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
+        in_metadata = [tp for tp in results if in_the_metadata(broker, *tp)]
+        return DeleteRecordsResponse(throttle_time_ms=0, topics=[
+            TopicResult(name=name, partitions=[results[name, index] for index in indexes])
+            for name, indexes in kafkas_order(list(results), bool(in_metadata))])
 
     return handle
 
@@ -79,3 +90,32 @@ def delete_records(broker, topic: str, index: int, offset: int) -> tuple[int, in
     except BrokerError as e:
         return e.code, INVALID_LOW_WATERMARK, False
     return ErrorCode.NONE, low_watermark, low_watermark != before
+
+
+def in_the_metadata(broker, topic: str, index: int) -> bool:
+    info = broker.metadata.topics.get(topic)
+    return info is not None and 0 <= index < info.num_partitions
+
+
+def kafkas_order(partitions: list[tuple[str, int]], any_in_metadata: bool) -> list[tuple[str, list[int]]]:
+    """The (topic, partition indexes) of the answer, in Kafka's order (see the module
+    docstring); `partitions` distinct, as asked."""
+    def hashes(tps):
+        return [topic_partition_hash(topic, index) for topic, index in tps]
+
+    def as_merged(tps, _hashes):
+        return tps
+
+    merged = mutable_hash_set_order(partitions, hashes(partitions))
+    inner = as_merged
+    if any_in_metadata:
+        inner = mutable_hash_set_order
+    elif len(merged) > SMALL_SET_MAX:
+        merged = champ_order(merged, hashes(merged))
+        inner = champ_order
+    by_topic: dict[str, list[tuple[str, int]]] = {}
+    for tp in merged:
+        by_topic.setdefault(tp[0], []).append(tp)
+    names = list(by_topic)
+    return [(name, [index for _, index in inner(by_topic[name], hashes(by_topic[name]))])
+            for name in champ_order(names, [java_string_hashcode(name) for name in names])]

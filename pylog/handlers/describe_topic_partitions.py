@@ -16,7 +16,9 @@ DescribeTopicPartitionsRequestHandler and KRaftMetadataCache.describeTopicRespon
   ELR (its bootstrap finalizes eligible.leader.replicas.version 0), so both are the empty
   lists Kafka reports for a partition without them.
 - An unknown topic asked by name: UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION
-  for a name no topic may have; with no topic list, nothing. Every topic carries
+  for a name no topic may have; with no topic list, nothing. But a topic named "" asked
+  without a cursor fails the whole request with UNKNOWN_SERVER_ERROR, as it fails in Kafka
+  4.1 (which reads the null cursor's partition for it). Every topic carries
   `topic_authorized_operations` (pylog/handlers/authorized_operations.py).
 """
 
@@ -52,6 +54,10 @@ def describe(broker, request) -> DescribeTopicPartitionsResponse:
             return refused(request)
     if cursor is not None and cursor.partition_index < 0:
         return refused(request)
+    if cursor is None and "" in names:
+        # Kafka 4.1 takes a topic named like the missing cursor's topic ("") as the cursor's
+        # and reads the null cursor's partition: the request fails as a whole
+        return refused(request, ErrorCode.UNKNOWN_SERVER_ERROR)
     image = broker.metadata_image()
     alive = {b.broker_id for b in image.brokers.values() if not b.fenced}
     remaining = max(min(MAX_REQUEST_PARTITION_SIZE_LIMIT, request.response_partition_limit), 1)
@@ -91,7 +97,7 @@ def describe_partition(index: int, registration, alive: set[int]) -> Partition:
                      offline_replicas=[r for r in registration.replicas if r not in alive])
 
 
-def refused(request) -> DescribeTopicPartitionsResponse:
-    """Kafka's answer to an invalid request: the error for every topic asked for."""
+def refused(request, code: ErrorCode = ErrorCode.INVALID_REQUEST) -> DescribeTopicPartitionsResponse:
+    """Kafka's answer to a request that fails whole: the error for every topic asked for."""
     return DescribeTopicPartitionsResponse(next_cursor=None, topics=[
-        Topic(error_code=ErrorCode.INVALID_REQUEST, name=t.name, is_internal=False) for t in request.topics])
+        Topic(error_code=code, name=t.name, is_internal=False) for t in request.topics])

@@ -241,7 +241,8 @@ def make_offset_delete_handler(broker):
         from pylog.coordinator.offsets import CONSUMER_PROTOCOL_TYPE
         store = broker.offset_store
         group_id = request.group_id
-        error = broker.group_coordinator.coordinator_error(group_id)
+        coordinator = broker.group_coordinator
+        error = coordinator.check_group_id(group_id) or coordinator.coordinator_error(group_id)
         if error:
             return OffsetDeleteResponse(error_code=error)
         facts = store.group_facts(group_id)

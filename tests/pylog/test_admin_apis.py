@@ -613,6 +613,17 @@ def test_create_partitions_every_version(raw, broker, version):
     assert topic_info(broker, "grow").num_partitions == 4
 
 
+def test_describe_configs_with_an_unknown_resource_type_refuses_every_resource(raw, broker):
+    """Kafka's KafkaApis throws on the unknown type before describing anything: every
+    resource gets INVALID_REQUEST with the code's own text and no configs."""
+    response = raw.request(32, 4, DescribeConfigsRequest(resources=[
+        Resource(resource_type=BROKER, resource_name=str(broker.broker.node_id), configuration_keys=None),
+        Resource(resource_type=99, resource_name="x", configuration_keys=None)]))
+    assert [(r.resource_type, r.resource_name, r.error_code, r.error_message, r.configs) for r in response.results] == [
+        (BROKER, str(broker.broker.node_id), ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST.message, []),
+        (99, "x", ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST.message, [])]
+
+
 @pytest.mark.parametrize("version", range(5))
 def test_describe_configs_every_version(raw, broker, version):
     raw.request(19, 4, CreateTopicsRequest(topics=[Topic(
@@ -639,7 +650,7 @@ def test_describe_configs_every_version(raw, broker, version):
     assert (full.resource_type, full.resource_name) == (TOPIC, "conf")
     entries = {c.name: c for c in full.configs}
     assert set(entries) == DESCRIBED_TOPIC_CONFIGS
-    assert [c.name for c in keyed.configs] == ["retention.bytes", "segment.ms"]
+    assert [c.name for c in keyed.configs] == ["segment.ms", "retention.bytes"]   # Kafka's order (tests/pylog/test_scala_order.py)
     changed, default = entries["retention.bytes"], entries["segment.ms"]
     assert (changed.value, default.value) == ("12345", "604800000")
     assert not changed.read_only and not changed.is_sensitive

@@ -22,6 +22,7 @@ from protocol.messages import (
 )
 from protocol.records import build_batch
 from pylog.coordinator import OFFSETS_TOPIC
+from pylog.handlers.delete_records import kafkas_order
 from tests.pylog.wire import RawClient
 
 pytestmark = pytest.mark.timeout(60)
@@ -228,3 +229,20 @@ def test_describe_log_dirs_v1_has_no_volume_sizes(broker, raw):
     result = describe_log_dirs(raw, version=1).results[0]
     assert [t.name for t in result.topics] == ["ld-v1"]
     assert (result.total_bytes, result.usable_bytes) == (-1, -1)   # not on the wire before v4: the default
+
+
+# (topic, partitions) asked, whether any is in the metadata, and the reference Kafka 4.1.1's
+# answer order: topics as its Scala HashMap of them iterates, partitions as its maps of them do
+KAFKAS_ORDERS = [
+    ([("orders", list(range(8))), ("payments", [0, 5]), ("audit", [1])], True,
+     [("payments", [5, 0]), ("orders", [7, 0, 1, 2, 3, 4, 5, 6]), ("audit", [1])]),
+    ([("nope-a", [0, 1]), ("nope-b", [2]), ("", [0])], False, [("", [0]), ("nope-b", [2]), ("nope-a", [0, 1])]),
+    ([("nope-a", [0, 1, 2]), ("nope-b", [2, 3]), ("zz", [0])], False,
+     [("nope-b", [2, 3]), ("nope-a", [0, 1, 2]), ("zz", [0])]),
+]
+
+
+@pytest.mark.parametrize("asked, any_in_metadata, expected", KAFKAS_ORDERS, ids=["some known", "four unknown",
+                                                                                  "six unknown"])
+def test_the_answer_comes_in_kafkas_order(asked, any_in_metadata, expected):
+    assert kafkas_order([(name, p) for name, parts in asked for p in parts], any_in_metadata) == expected

@@ -68,6 +68,18 @@ def test_unknown_and_invalid_names_and_a_bad_cursor(kafka_broker):
     assert [t.name for t in everything.topics] == sorted(n for n in kafka_broker.broker.metadata.topics if n >= "dtp-c")
 
 
+def test_an_empty_name_without_a_cursor_fails_the_whole_request_as_in_kafka(kafka_broker):
+    """Kafka 4.1 takes a topic named "" for the missing cursor's topic and fails on the null
+    cursor: UNKNOWN_SERVER_ERROR for every topic asked. With a cursor, "" is an invalid name."""
+    kafka_broker.call(kafka_broker.broker.create_topic, "dtp-e", 1)
+    failed = ask(kafka_broker, ["dtp-e", ""])
+    assert [(t.name, t.error_code, t.partitions, t.topic_authorized_operations) for t in failed.topics] == [
+        ("dtp-e", ErrorCode.UNKNOWN_SERVER_ERROR, [], -2**31), ("", ErrorCode.UNKNOWN_SERVER_ERROR, [], -2**31)]
+    with_cursor = ask(kafka_broker, ["dtp-e", ""], cursor=Request.Cursor(topic_name="", partition_index=0))
+    assert [(t.name, t.error_code) for t in with_cursor.topics] == [
+        ("", ErrorCode.INVALID_TOPIC_EXCEPTION), ("dtp-e", ErrorCode.NONE)]
+
+
 def test_metadata_reports_authorized_operations_when_asked(kafka_broker):
     kafka_broker.call(kafka_broker.broker.create_topic, "dtp-m", 1)
     client = RawClient(kafka_broker.bootstrap_servers)

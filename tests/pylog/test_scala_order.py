@@ -79,6 +79,27 @@ def test_unknown_names_of_a_large_set_take_the_order_of_their_own_subset():
     assert unknown != ["f", "a", "e"]
 
 
+# Kafka 4.1.1's DescribeConfigs of a topic, every config and six asked for
+KAFKAS_TOPIC_CONFIGS = (
+    "compression.type remote.log.delete.on.disable leader.replication.throttled.replicas remote.storage.enable "
+    "min.insync.replicas segment.jitter.ms remote.log.copy.disable local.retention.ms cleanup.policy flush.ms "
+    "follower.replication.throttled.replicas compression.lz4.level segment.bytes retention.ms "
+    "compression.gzip.level flush.messages compression.zstd.level max.compaction.lag.ms file.delete.delay.ms "
+    "max.message.bytes min.compaction.lag.ms message.timestamp.type local.retention.bytes preallocate "
+    "min.cleanable.dirty.ratio index.interval.bytes unclean.leader.election.enable retention.bytes "
+    "delete.retention.ms message.timestamp.after.max.ms message.timestamp.before.max.ms segment.ms "
+    "segment.index.bytes").split()
+KAFKAS_SIX = "compression.type cleanup.policy max.message.bytes min.insync.replicas segment.bytes retention.ms".split()
+
+
+@pytest.mark.parametrize("expected", [KAFKAS_TOPIC_CONFIGS, KAFKAS_SIX], ids=["all", "six"])
+def test_described_configs_come_in_the_order_of_kafkas_scala_hash_map_of_their_names(expected):
+    """Printed by the reference Kafka: its `allConfigs` is a Scala mutable.HashMap by name,
+    and the keys asked filter it into another."""
+    names = sorted(expected)
+    assert mutable_hash_set_order(names, [java_string_hashcode(n) for n in names]) == expected
+
+
 def test_a_topic_id_hashes_as_kafkas_uuid():
     """Uuid.hashCode: the xor of its two longs, then of that long's two ints."""
     topic_id = uuid.UUID("00000001-0000-0002-0000-000300000004")

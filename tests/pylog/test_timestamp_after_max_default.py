@@ -55,14 +55,14 @@ def test_describe_configs_reports_the_one_hour_default(kafka_broker):
     ], include_synonyms=True))
     client.close()
     topic, broker = response.results
-    assert [(c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
-            for c in topic.configs] == [
+    assert sorted((c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
+                  for c in topic.configs) == [
         ("message.timestamp.after.max.ms", str(HOUR_MS), DEFAULT_CONFIG,
          [("log.message.timestamp.after.max.ms", str(HOUR_MS), DEFAULT_CONFIG)]),
         ("message.timestamp.before.max.ms", str(LONG_MAX), DEFAULT_CONFIG,
          [("log.message.timestamp.before.max.ms", str(LONG_MAX), DEFAULT_CONFIG)]),
     ]
-    assert [(c.name, c.value, c.config_source) for c in broker.configs] == [
+    assert sorted((c.name, c.value, c.config_source) for c in broker.configs) == [
         ("log.message.timestamp.after.max.ms", str(HOUR_MS), DEFAULT_CONFIG),
         ("log.message.timestamp.before.max.ms", str(LONG_MAX), DEFAULT_CONFIG),
     ]

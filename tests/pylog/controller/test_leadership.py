@@ -78,10 +78,28 @@ def test_unclean_election_on_request_picks_a_live_replica_outside_the_isr():
     assert (partition.leader, partition.isr, partition.leader_recovery_state) == (2, (2,), RECOVERING)
 
 
-def test_an_unknown_election_type_is_an_invalid_request():
+def test_an_unknown_election_type_fails_the_request_whole():
+    """Kafka's controller throws InvalidRequestException: every partition named carries it."""
     c = cluster(1)
     response = elect_leaders(c.image, ElectLeadersRequest(election_type=7, topic_partitions=None), 2).response
-    assert response.error_code == ErrorCode.INVALID_REQUEST
+    assert (response.error_code, response.replica_election_results) == (ErrorCode.INVALID_REQUEST, [])
+    named = elect_leaders(c.image, ElectLeadersRequest(election_type=2, topic_partitions=[
+        TopicPartitions(topic="t", partitions=[0, 3]), TopicPartitions(topic="u", partitions=[])]), 2).response
+    assert [(t.topic, [(p.partition_id, p.error_code, p.error_message) for p in t.partition_result])
+            for t in named.replica_election_results] == [
+        ("t", [(0, ErrorCode.INVALID_REQUEST, "Unknown election type 2"),
+               (3, ErrorCode.INVALID_REQUEST, "Unknown election type 2")]), ("u", [])]
+
+
+def test_a_past_deadline_fails_the_request_unless_its_topic_list_is_empty():
+    c = cluster(1)
+    late = elect_leaders(c.image, ElectLeadersRequest(election_type=0, timeout_ms=0, topic_partitions=[
+        TopicPartitions(topic="t", partitions=[1])]), 2).response
+    assert (late.error_code, [(p.partition_id, p.error_code, p.error_message)
+                              for p in late.replica_election_results[0].partition_result]) == (
+        ErrorCode.REQUEST_TIMED_OUT, [(1, ErrorCode.REQUEST_TIMED_OUT, None)])
+    empty = elect_leaders(c.image, ElectLeadersRequest(election_type=0, timeout_ms=0, topic_partitions=[]), 2).response
+    assert (empty.error_code, empty.replica_election_results) == (ErrorCode.NONE, [])
 
 
 def test_auto_rebalance_moves_leaders_to_preferred_replicas_in_the_isr():

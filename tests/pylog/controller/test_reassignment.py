@@ -84,7 +84,8 @@ def test_cancel_goes_back_to_the_original_replicas():
 
 def test_errors():
     c = cluster()
-    assert reassign(c, 0, None) == (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, ErrorCode.NO_REASSIGNMENT_IN_PROGRESS.message)
+    # the code's own text: none in the answer, as Kafka's ApiError.fromThrowable leaves it
+    assert reassign(c, 0, None) == (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None)
     assert reassign(c, 0, [1, 9]) == (ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                                       "The manual partition assignment includes broker 9, but no such broker is registered.")
     assert reassign(c, 0, [1, 1])[0] == ErrorCode.INVALID_REPLICA_ASSIGNMENT

@@ -1,0 +1,104 @@
+"""The smaller admin APIs' answers, against the reference Kafka, every field compared (but a
+config's documentation: pylog does not copy Kafka's prose, README). Found by a differential
+fuzz of these APIs; each line of `requests` is one of its findings:
+
+- DescribeConfigs lists a resource's configs in the order of Kafka's Scala `mutable.HashMap`
+  of their names; a resource of an unknown type refuses the whole request;
+- OffsetDelete of the empty group id is INVALID_GROUP_ID;
+- DescribeTopicPartitions of a topic named "" without a cursor fails whole (Kafka reads the
+  null cursor);
+- ElectLeaders with an unknown election type, or a timeout of 0, fails whole, each partition
+  named carrying the error; an empty topic list is answered at once;
+- AlterPartitionReassignments with a timeout of 0 fails whole; cancelling a reassignment that
+  is not in progress carries no message;
+- DeleteRecords answers in the order of Kafka's Scala maps of topics and partitions, leaves
+  out a topic named with no partition and merges a topic named twice.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.messages import (
+    AlterPartitionReassignmentsRequest,
+    DeleteRecordsRequest,
+    DescribeConfigsRequest,
+    DescribeTopicPartitionsRequest,
+    ElectLeadersRequest,
+    OffsetDeleteRequest,
+    ProduceRequest,
+)
+from protocol.records import build_batch
+from tests.compat.conftest import unique
+from tests.integration.support import WireClient
+
+Resource = DescribeConfigsRequest.DescribeConfigsResource
+Elect = ElectLeadersRequest.TopicPartitions
+Reassign, Target = AlterPartitionReassignmentsRequest.ReassignableTopic, AlterPartitionReassignmentsRequest.ReassignablePartition
+Delete, DeletePartition = DeleteRecordsRequest.DeleteRecordsTopic, DeleteRecordsRequest.DeleteRecordsPartition
+
+
+def plain(value):
+    """A message as nested lists and dicts, without what differs by nature."""
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if hasattr(value, "FIELDS"):
+        return {f.name: plain(getattr(value, f.name)) for f in value.FIELDS
+                if f.name not in ("throttle_time_ms", "topic_id", "documentation")}
+    return value
+
+
+def requests(a: str, b: str) -> list:
+    """(API key, version, request) of each case; topics `a` (3 partitions, 5 records in
+    partition 0) and `b` (1 partition) exist on the broker."""
+    def delete(*topics, timeout_ms=30_000):
+        return DeleteRecordsRequest(timeout_ms=timeout_ms, topics=[
+            Delete(name=name, partitions=[DeletePartition(partition_index=p, offset=o) for p, o in parts])
+            for name, parts in topics])
+
+    return [
+        (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=b, configuration_keys=None)],
+                                       include_synonyms=True)),
+        (32, 3, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=a, configuration_keys=[
+            "retention.ms", "cleanup.policy", "segment.bytes", "max.message.bytes", "min.insync.replicas"])])),
+        (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=a, configuration_keys=None),
+                                                  Resource(resource_type=99, resource_name="x", configuration_keys=None)])),
+        (47, 0, OffsetDeleteRequest(group_id="", topics=[])),
+        (75, 0, DescribeTopicPartitionsRequest(topics=[DescribeTopicPartitionsRequest.TopicRequest(name=n)
+                                                       for n in (a, "")])),
+        (43, 2, ElectLeadersRequest(election_type=5, topic_partitions=[Elect(topic=a, partitions=[0, 7]),
+                                                                       Elect(topic="", partitions=[])])),
+        (43, 1, ElectLeadersRequest(election_type=5, topic_partitions=[])),
+        (43, 0, ElectLeadersRequest(timeout_ms=0, topic_partitions=[Elect(topic=b, partitions=[0])])),
+        (45, 1, AlterPartitionReassignmentsRequest(timeout_ms=0, topics=[
+            Reassign(name=a, partitions=[Target(partition_index=0, replicas=[1])])])),
+        (45, 0, AlterPartitionReassignmentsRequest(timeout_ms=30_000, topics=[
+            Reassign(name=a, partitions=[Target(partition_index=1, replicas=None),
+                                         Target(partition_index=9, replicas=None)])])),
+        (21, 2, delete((a, [(0, 2), (1, 0), (2, 0), (9, 0)]), (b, [(0, 0)]), ("gone-1", []), (a, [(1, -1)]))),
+        (21, 1, delete(("nope-" + a, [(0, 0), (1, 0)]), ("nope-" + b, [(2, 0)]), ("", [(0, 0)]))),
+        (21, 0, delete(*[(f"nope-{i}-{a}", [(i, 0), (i + 1, 0)]) for i in range(4)])),
+        (21, 2, delete((a, [(i, 0) for i in range(8)]), (b, [(0, 0), (5, 0)]))),
+    ]
+
+
+@pytest.fixture(scope="module")
+def answers(both):
+    a, b = unique("shapes-a"), unique("shapes-b")
+    found = {}
+    for name, broker in both.items():
+        with WireClient(broker.bootstrap_servers, timeout_s=60) as client:
+            client.create_topics([a], 3)
+            client.create_topics([b], 1)
+            client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[ProduceRequest.TopicProduceData(
+                name=a, partition_data=[ProduceRequest.PartitionProduceData(
+                    index=0, records=build_batch([(None, b"v%d" % i) for i in range(5)],
+                                                 timestamp_ms=1_700_000_000_000))])]))
+            found[name] = [(key, version, plain(client.request(key, version, request)))
+                           for key, version, request in requests(a, b)]
+    return found
+
+
+def test_the_smaller_admin_apis_answer_as_kafka(answers, compat_table):
+    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ...: answer shapes",
+                             answers)
