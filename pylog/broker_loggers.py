@@ -76,6 +76,9 @@ def alter_loggers(node_id: int, resource, validate_only: bool) -> None:
     check_node(node_id, resource.resource_name)
     for config in resource.configs:
         op, name = config.config_operation, config.name
+        if op not in (OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT):
+            # Kafka switches on the null OpType of an unknown id, and fails there
+            raise BrokerError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
         if op in (OP_SET, OP_DELETE) and _logger(name) is None:
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Logger {name} does not exist!")
         if op == OP_SET and config.value not in LEVELS:
@@ -89,9 +92,6 @@ def alter_loggers(node_id: int, resource, validate_only: bool) -> None:
             raise BrokerError(ErrorCode.INVALID_REQUEST,
                               f"{'APPEND' if op == OP_APPEND else 'SUBTRACT'} operation is not allowed "
                               "for the BROKER_LOGGER resource")
-        if op not in (OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT):
-            raise BrokerError(ErrorCode.INVALID_REQUEST,
-                              f"Unknown operation type {op} is not allowed for the BROKER_LOGGER resource")
     if validate_only:
         return
     for config in resource.configs:

@@ -23,7 +23,11 @@ IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's
   as a whole (pylog/group_configs.py, INVALID_CONFIG) and one ConfigRecord(resource_type=32)
   per changed name, whether the group exists or not; CLIENT_METRICS: the subscription's
   new set of values checked as a whole (pylog/client_metrics_configs.py) and one
-  ConfigRecord(resource_type=16) per changed name; BROKER_LOGGER (answered by the broker):
+  ConfigRecord(resource_type=16) per changed name; an operation id that is none of SET,
+  DELETE, APPEND and SUBTRACT, reached before a refusal (the operations are taken in a Java
+  HashMap's order of their names): the whole request fails, every resource
+  UNKNOWN_SERVER_ERROR with no message, as Kafka's controller fails on the null type;
+  BROKER_LOGGER (answered by the broker):
   INVALID_REQUEST "Unknown resource type X" should it come here; TOPIC: the empty name INVALID_REQUEST, an illegal name
   INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a
   SET to null deletes; the legacy AlterConfigs replaces the whole set, a null value
@@ -58,6 +62,7 @@ from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import GROUP_CONFIG_KEYS, check_group_configs
+from pylog.java_order import JavaHashMap
 from pylog.metadata import topic_name_problem
 from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage
 
@@ -226,14 +231,24 @@ def _not_list(op: int, name: str) -> BrokerError:
                        f"Can't {_OP_NAMES[op]} to key {name} because its type is not LIST.")
 
 
+class UnknownOperation(Exception):
+    """An IncrementalAlterConfigs operation id Kafka has no OpType for: its controller meets
+    the null type in a `switch` and the whole request fails (UNKNOWN_SERVER_ERROR)."""
+
+
 def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_KEYS,
                             not_list=_not_list) -> dict[str, str]:
     """The values after IncrementalAlterConfigs' operations (Kafka's
     `incrementalAlterConfigResource`): SET (null deletes), DELETE, APPEND / SUBTRACT on
     LIST configs of `keys` only (else the error `not_list(op, name)`), starting from the
-    config's own default when it has no value."""
+    config's own default when it has no value. Kafka takes the operations in the order of
+    a Java HashMap of their names, and stops at the first refusal, so that order says
+    whether a resource is refused or meets an unknown operation (`UnknownOperation`)."""
     new = dict(current)
+    by_name = JavaHashMap()
     for config in configs:
+        by_name[config.name] = config
+    for config in by_name.values():
         op = config.config_operation
         if op == OP_SET:
             if config.value is None:
@@ -257,7 +272,7 @@ def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_
                     parts.remove(item)
             new[config.name] = ",".join(parts)
         else:
-            raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown operation type {op}")
+            raise UnknownOperation(op)
     return new
 
 
@@ -320,6 +335,15 @@ def alter_configs(image: MetadataImage, request, settings: TopicSettings) -> Con
 
 
 def _alter(image, request, settings, incremental: bool, response_class):
+    try:
+        return _alter_each(image, request, settings, incremental, response_class)
+    except UnknownOperation:
+        return [response_class(error_code=ErrorCode.UNKNOWN_SERVER_ERROR, error_message=None,
+                               resource_type=r.resource_type, resource_name=r.resource_name)
+                for r in request.resources], []
+
+
+def _alter_each(image, request, settings, incremental: bool, response_class):
     seen: dict[tuple[int, str], int] = {}
     for resource in request.resources:
         key = (resource.resource_type, resource.resource_name)

@@ -51,8 +51,9 @@ due to duplicate config keys") or a
 null value but for DELETE ("Null value not supported for : a, b"), INVALID_REQUEST. Then
 BROKER resources are checked here (node id, dynamic names, values:
 `DynamicBrokerConfig.check_change`) and go to the controller only when good; BROKER_LOGGER
-resources (IncrementalAlterConfigs only; the legacy API: INVALID_REQUEST "Unknown resource
-type 8") are applied here and never stored; GROUP and CLIENT_METRICS resources go to the
+resources (IncrementalAlterConfigs only) are applied here and never stored; a resource of
+another type (BROKER_LOGGER in the legacy API too) is INVALID_REQUEST "Unknown resource
+type N"; GROUP and CLIENT_METRICS resources go to the
 controller as they are (it checks them, pylog/group_configs.py,
 pylog/client_metrics_configs.py). The controller writes ConfigRecords; every
 broker applies them when they come back (pylog/metadata_publisher.py).
@@ -178,12 +179,12 @@ def _alter_configs_handler(broker, incremental: bool):
                 check_config_names_and_values(resource, incremental)
                 if resource.resource_type == RESOURCE_BROKER:
                     check_broker_resource(broker, resource, incremental)
-                elif resource.resource_type == RESOURCE_BROKER_LOGGER:
-                    if not incremental:
-                        raise BrokerError(ErrorCode.INVALID_REQUEST,
-                                          f"Unknown resource type {RESOURCE_BROKER_LOGGER}")
+                elif resource.resource_type == RESOURCE_BROKER_LOGGER and incremental:
                     alter_loggers(broker.node_id, resource, request.validate_only)
                     answered[id(resource)] = None
+                elif resource.resource_type not in (RESOURCE_TOPIC, RESOURCE_CLIENT_METRICS, RESOURCE_GROUP):
+                    # BROKER_LOGGER included, for the legacy API
+                    raise BrokerError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource.resource_type}")
             except BrokerError as e:
                 answered[id(resource)] = e
         if not answered:
@@ -199,8 +200,9 @@ def _alter_configs_handler(broker, incremental: bool):
                 responses.extend(a for a in [next(answers, None)] if a is not None)
                 continue
             error = answered[id(resource)]
-            responses.append(Response.AlterConfigsResourceResponse(
-                error_code=error.code if error else ErrorCode.NONE, error_message=str(error) if error else None,
+            responses.append(Response.AlterConfigsResourceResponse(   # Kafka's ApiError.fromThrowable
+                error_code=error.code if error else ErrorCode.NONE,
+                error_message=api_error_message(error.code, str(error)) if error else None,
                 resource_type=resource.resource_type, resource_name=resource.resource_name))
         return Response(responses=responses)
 

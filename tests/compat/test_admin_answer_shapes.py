@@ -12,19 +12,28 @@ fuzz of these APIs; each line of `requests` is one of its findings:
 - AlterPartitionReassignments with a timeout of 0 fails whole; cancelling a reassignment that
   is not in progress carries no message;
 - DeleteRecords answers in the order of Kafka's Scala maps of topics and partitions, leaves
-  out a topic named with no partition and merges a topic named twice.
+  out a topic named with no partition and merges a topic named twice;
+- IncrementalAlterConfigs with an unknown operation id fails whole (UNKNOWN_SERVER_ERROR),
+  unless a refusal comes first in the order of a Java HashMap of the config names; a BROKER_LOGGER
+  resource with one is UNKNOWN_SERVER_ERROR alone; a resource of an unknown type is refused
+  by the broker, INVALID_REQUEST "Unknown resource type N", in both APIs.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from protocol.messages import (
+    AlterConfigsRequest,
     AlterPartitionReassignmentsRequest,
     DeleteRecordsRequest,
     DescribeConfigsRequest,
     DescribeTopicPartitionsRequest,
     ElectLeadersRequest,
+    IncrementalAlterConfigsRequest,
+    MetadataRequest,
     OffsetDeleteRequest,
     ProduceRequest,
 )
@@ -56,6 +65,13 @@ def requests(a: str, b: str) -> list:
             Delete(name=name, partitions=[DeletePartition(partition_index=p, offset=o) for p, o in parts])
             for name, parts in topics])
 
+    def incremental(*resources):
+        Request = IncrementalAlterConfigsRequest
+        return Request(validate_only=False, resources=[Request.AlterConfigsResource(
+            resource_type=t, resource_name=name, configs=[Request.AlterableConfig(name=k, config_operation=op, value=v)
+                                                          for k, op, v in configs])
+            for t, name, configs in resources])
+
     return [
         (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=b, configuration_keys=None)],
                                        include_synonyms=True)),
@@ -79,7 +95,29 @@ def requests(a: str, b: str) -> list:
         (21, 1, delete(("nope-" + a, [(0, 0), (1, 0)]), ("nope-" + b, [(2, 0)]), ("", [(0, 0)]))),
         (21, 0, delete(*[(f"nope-{i}-{a}", [(i, 0), (i + 1, 0)]) for i in range(4)])),
         (21, 2, delete((a, [(i, 0) for i in range(8)]), (b, [(0, 0), (5, 0)]))),
+        (44, 1, incremental((2, b, [("retention.ms", 0, "5")]), (2, a, [("flush.ms", 9, "1")]))),
+        (44, 0, incremental((2, a, [("retention.ms", 9, "1"), ("flush.ms", 2, "1")]))),
+        (44, 1, incremental((8, "1", [("root", 9, "DEBUG")]), (99, "x", [("a", 0, "1")]))),
+        (33, 1, AlterConfigsRequest(validate_only=True, resources=[
+            AlterConfigsRequest.AlterConfigsResource(resource_type=99, resource_name="1", configs=[]),
+            AlterConfigsRequest.AlterConfigsResource(resource_type=8, resource_name="1", configs=[])])),
+        (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=b, configuration_keys=[
+            "retention.ms"])])),   # unchanged by the failed requests above
     ]
+
+
+def known(client, partitions: dict[str, int], timeout_s: float = 30) -> None:
+    """Wait until the broker's own metadata has the topics (Kafka's follows its controller's
+    a little later), every partition led."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        answer = client.request(3, 12, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=n)
+                                                               for n in partitions], allow_auto_topic_creation=False))
+        if all(t.error_code == 0 and len(t.partitions) == partitions[t.name]
+               and all(p.leader_id >= 0 for p in t.partitions) for t in answer.topics):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"topics {sorted(partitions)} not in the broker's metadata after {timeout_s} s")
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +128,7 @@ def answers(both):
         with WireClient(broker.bootstrap_servers, timeout_s=60) as client:
             client.create_topics([a], 3)
             client.create_topics([b], 1)
+            known(client, {a: 3, b: 1})
             client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[ProduceRequest.TopicProduceData(
                 name=a, partition_data=[ProduceRequest.PartitionProduceData(
                     index=0, records=build_batch([(None, b"v%d" % i) for i in range(5)],

@@ -214,6 +214,8 @@ def test_logger_refusals_with_kafkas_codes_and_messages(raw):
         ErrorCode.INVALID_REQUEST, "Removing the log level of the root logger is not allowed")
     assert alter_loggers(raw, "1", ("root", APPEND, "DEBUG")) == (
         ErrorCode.INVALID_REQUEST, "APPEND operation is not allowed for the BROKER_LOGGER resource")
+    # an operation id with no OpType: Kafka fails on the null in its switch, with no message
+    assert alter_loggers(raw, "1", ("no.such.logger", 9, "DEBUG")) == (ErrorCode.UNKNOWN_SERVER_ERROR, None)
     # all or nothing: the good change beside a bad one is not made
     assert alter_loggers(raw, "1", ("pylog.configs", SET, "ERROR"), ("root", SET, "LOUD"))[0] == \
         ErrorCode.INVALID_CONFIG
