@@ -151,7 +151,10 @@ def check_group_configs(broker_config: Mapping[str, Any], new: Mapping[str, str 
         if name not in GROUP_CONFIG_KEYS:
             raise BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown group config name: {name}")
     values = group_defaults(broker_config)
-    for name, text in new.items():
+    for name in GROUP_CONFIG_KEYS:   # parsed in definition order, as Kafka's ConfigDef.parse
+        if name not in new:
+            continue
+        text = new[name]
         try:
             values[name] = GROUP_CONFIG_KEYS[name].parse(text)
         except InvalidConfig as e:

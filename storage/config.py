@@ -151,6 +151,20 @@ _KEYS = (
 CONFIG_KEYS: Mapping[str, ConfigKey] = {key.name: key for key in _KEYS}
 """Kafka topic config name -> ConfigKey, in the order of LogConfig's fields."""
 
+# The order Kafka's LogConfig defines the names in, which is the order its ConfigDef parses a
+# topic's configs in: of several bad values, the first in this order is the one refused.
+KAFKA_DEFINITION_ORDER: tuple[str, ...] = (
+    "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes", "flush.messages", "flush.ms",
+    "retention.bytes", "retention.ms", "max.message.bytes", "index.interval.bytes", "delete.retention.ms",
+    "min.compaction.lag.ms", "max.compaction.lag.ms", "file.delete.delay.ms", "min.cleanable.dirty.ratio",
+    "cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
+    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level", "preallocate",
+    "message.timestamp.type", "message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+    "leader.replication.throttled.replicas", "follower.replication.throttled.replicas", "remote.storage.enable",
+    "local.retention.ms", "local.retention.bytes", "remote.log.copy.disable", "remote.log.delete.on.disable",
+    "internal.segment.bytes")
+_DEFINED_AT = {name: index for index, name in enumerate(KAFKA_DEFINITION_ORDER)}
+
 _ATTRIBUTES = tuple(key.attribute for key in _KEYS)
 _ATTRIBUTE_SET = frozenset(_ATTRIBUTES)
 
@@ -229,14 +243,15 @@ class LogConfig:
         Values may be strings (as read from a properties file or a CreateTopics request)
         or Python values of the right type. Names not given keep their value from
         `defaults` (Kafka's defaults when None). Raises InvalidConfig for an unknown name
-        or an invalid value.
+        or an invalid value, the first of several in Kafka's definition order.
         """
         changes: dict[str, Any] = {}
-        for name, raw in properties.items():
-            key = CONFIG_KEYS.get(name)
-            if key is None:
+        for name in properties:
+            if name not in CONFIG_KEYS:
                 raise InvalidConfig(name, "unknown topic config name")
-            changes[key.attribute] = _canonical(key, raw)
+        for name in sorted(properties, key=_DEFINED_AT.__getitem__):
+            key = CONFIG_KEYS[name]
+            changes[key.attribute] = _canonical(key, properties[name])
         return (defaults if defaults is not None else cls()).replace(**changes)
 
     def replace(self, **changes: Any) -> LogConfig:

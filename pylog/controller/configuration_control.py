@@ -14,27 +14,31 @@ least 1, a record for `min.insync.replicas` is followed by a `ClearElrRecord` fo
 
 IncrementalAlterConfigs (v0-1) and AlterConfigs (v0-2), per resource, in Kafka's order:
   a resource named twice: INVALID_REQUEST "Duplicate resource." once, unchanged; an unknown
-  resource type: UNSUPPORTED_VERSION; a config name given twice: INVALID_REQUEST;
-  BROKER (checked by the broker first, pylog/dynamic_broker_config.py): a name that is
-  not a number or is negative INVALID_REQUEST (Kafka's ControllerConfigurationValidator),
-  else one ConfigRecord(resource_type=4) per name given, changed or not, and for the legacy
-  API one deleting each stored name left out; GROUP: the empty name INVALID_REQUEST
-  "Default group resources are not allowed.", then the group's new set of values checked
-  as a whole (pylog/group_configs.py, INVALID_CONFIG) and one ConfigRecord(resource_type=32)
-  per changed name, whether the group exists or not; CLIENT_METRICS: the subscription's
-  new set of values checked as a whole (pylog/client_metrics_configs.py) and one
-  ConfigRecord(resource_type=16) per changed name; an operation id that is none of SET,
-  DELETE, APPEND and SUBTRACT, reached before a refusal (the operations are taken in a Java
-  HashMap's order of their names): the whole request fails, every resource
-  UNKNOWN_SERVER_ERROR with no message, as Kafka's controller fails on the null type;
-  BROKER_LOGGER (answered by the broker):
-  INVALID_REQUEST "Unknown resource type X" should it come here; TOPIC: the empty name INVALID_REQUEST, an illegal name
-  INVALID_TOPIC_EXCEPTION, then the new override set (SET / DELETE / APPEND / SUBTRACT, a
-  SET to null deletes; the legacy AlterConfigs replaces the whole set, a null value
-  leaving the name out) validated as a whole through LogConfig (INVALID_CONFIG with
-  Kafka's messages; a value above 32767 characters INVALID_CONFIG), then the topic must
-  exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist."). `validate_only`
-  checks everything and writes nothing.
+  resource type: UNSUPPORTED_VERSION; a config name given twice: INVALID_REQUEST. Then, as
+  Kafka's controller takes them: the operations (SET / DELETE / APPEND / SUBTRACT, a SET to
+  null deletes, APPEND / SUBTRACT on a LIST config only, INVALID_CONFIG; the legacy
+  AlterConfigs replaces the whole set, a null value leaving the name out), in a Java
+  HashMap's order of the names, the first refusal ending them; a value above 32767
+  characters, INVALID_CONFIG; then per type:
+  - BROKER (checked by the broker first, pylog/dynamic_broker_config.py): a name that is
+    not a number or is negative INVALID_REQUEST (Kafka's ControllerConfigurationValidator),
+    else one ConfigRecord(resource_type=4) per name given, changed or not, and for the
+    legacy API one deleting each stored name left out;
+  - GROUP: the empty name INVALID_REQUEST "Default group resources are not allowed.", then
+    the group's new set of values checked as a whole (pylog/group_configs.py,
+    INVALID_CONFIG); one ConfigRecord(resource_type=32) per changed name, whether the group
+    exists or not;
+  - CLIENT_METRICS: the subscription's new set of values checked as a whole
+    (pylog/client_metrics_configs.py); one ConfigRecord(resource_type=16) per changed name;
+  - TOPIC: the empty name INVALID_REQUEST, an illegal name INVALID_TOPIC_EXCEPTION, the new
+    override set validated as a whole through LogConfig (INVALID_CONFIG with Kafka's
+    messages), then the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does
+    not exist.");
+  - BROKER_LOGGER (answered by the broker): INVALID_REQUEST "Unknown resource type X"
+    should it come here.
+  An operation id that is none of the four, reached before a refusal: the whole request
+  fails, every resource UNKNOWN_SERVER_ERROR with no message, as Kafka's controller fails
+  on the null type. `validate_only` checks everything and writes nothing.
 
 Topic config defaults come from the controller's static config: `TopicSettings` carries
 the LogConfig of defaults and the broker config names given (what makes a CreateTopics
@@ -231,6 +235,20 @@ def _not_list(op: int, name: str) -> BrokerError:
                        f"Can't {_OP_NAMES[op]} to key {name} because its type is not LIST.")
 
 
+# Kafka's controller knows the config types of BROKER and TOPIC resources only (its
+# KafkaConfigSchema): a GROUP or CLIENT_METRICS config is never a LIST to it, so APPEND and
+# SUBTRACT are refused there, `metrics` and `match` included
+NO_LIST_CONFIGS: dict = {}
+
+
+def in_controller_order(configs) -> list:
+    """A resource's operations as Kafka's controller takes them: a Java HashMap by name."""
+    by_name = JavaHashMap()
+    for config in configs:
+        by_name[config.name] = config
+    return by_name.values()
+
+
 class UnknownOperation(Exception):
     """An IncrementalAlterConfigs operation id Kafka has no OpType for: its controller meets
     the null type in a `switch` and the whole request fails (UNKNOWN_SERVER_ERROR)."""
@@ -241,14 +259,12 @@ def apply_config_operations(current: dict[str, str], configs, keys=TOPIC_CONFIG_
     """The values after IncrementalAlterConfigs' operations (Kafka's
     `incrementalAlterConfigResource`): SET (null deletes), DELETE, APPEND / SUBTRACT on
     LIST configs of `keys` only (else the error `not_list(op, name)`), starting from the
-    config's own default when it has no value. Kafka takes the operations in the order of
-    a Java HashMap of their names, and stops at the first refusal, so that order says
-    whether a resource is refused or meets an unknown operation (`UnknownOperation`)."""
+    config's own default when it has no value. The operations are taken in the order given
+    and the first refusal ends them: the controller gives them in its order
+    (`in_controller_order`), which says whether a resource is refused or meets an unknown
+    operation first (`UnknownOperation`); a broker checking a BROKER resource, in the request's."""
     new = dict(current)
-    by_name = JavaHashMap()
     for config in configs:
-        by_name[config.name] = config
-    for config in by_name.values():
         op = config.config_operation
         if op == OP_SET:
             if config.value is None:
@@ -391,15 +407,16 @@ def _alter_resource(image, resource, incremental: bool, settings: TopicSettings)
     if resource_type != RESOURCE_TOPIC:
         raise BrokerError(ErrorCode.INVALID_REQUEST,
                           f"Unknown resource type {RESOURCE_TYPE_NAMES[resource_type]}")
-    if not name:
-        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
-    check_topic_name(name)
+    # Kafka's order: the operations, the values' size, then its validator (the name first)
     current = dict(image.topic_configs(name))
     if incremental:
-        new = apply_config_operations(current, resource.configs)
+        new = apply_config_operations(current, in_controller_order(resource.configs))
     else:
         new = {c.name: c.value for c in resource.configs if c.value is not None}
     changes = topic_config_records(image, name, current, new)
+    if not name:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
+    check_topic_name(name)
     check_topic_configs(settings.default_log_config, new, settings.remote_log_storage_system_enable)
     if name not in image.topics_by_name:
         raise BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
@@ -410,15 +427,16 @@ def _alter_group_resource(image: MetadataImage, resource, incremental: bool, set
     """A GROUP resource: the group's new set of values checked as a whole
     (pylog/group_configs.py); one ConfigRecord per changed name. The group need not exist."""
     name = resource.resource_name
-    if not name:
-        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default group resources are not allowed.")
     current = dict(image.configs.get((RESOURCE_GROUP, name), {}))
     if incremental:
-        new = apply_config_operations(current, resource.configs, GROUP_CONFIG_KEYS)
+        new = apply_config_operations(current, in_controller_order(resource.configs), NO_LIST_CONFIGS)
     else:
         new = {c.name: c.value for c in resource.configs}
+    records = config_records(RESOURCE_GROUP, name, current, new)
+    if not name:
+        raise BrokerError(ErrorCode.INVALID_REQUEST, "Default group resources are not allowed.")
     check_group_configs(settings.group_broker_configs, new)
-    return config_records(RESOURCE_GROUP, name, current, new)
+    return records
 
 
 def _alter_client_metrics_resource(image: MetadataImage, resource, incremental: bool) -> list:
@@ -427,18 +445,21 @@ def _alter_client_metrics_resource(image: MetadataImage, resource, incremental: 
     name = resource.resource_name
     current = dict(image.configs.get((RESOURCE_CLIENT_METRICS, name), {}))
     if incremental:
-        new = apply_config_operations(current, resource.configs, CLIENT_METRICS_CONFIG_KEYS)
+        new = apply_config_operations(current, in_controller_order(resource.configs), NO_LIST_CONFIGS)
     else:
         new = {c.name: c.value for c in resource.configs if c.value is not None}
+    records = config_records(RESOURCE_CLIENT_METRICS, name, current, new)
     check_client_metrics_configs(name, new)
-    return config_records(RESOURCE_CLIENT_METRICS, name, current, new)
+    return records
 
 
 def _alter_broker_resource(image: MetadataImage, resource, incremental: bool) -> list:
     """A BROKER resource ("" or a node id; the broker checked the names and values, Kafka's
     `ConfigAdminManager.preprocess`): one ConfigRecord per name given, changed or not (so
     that every broker reloads, as Kafka writes them), and one deleting each value the
-    legacy AlterConfigs leaves out."""
+    legacy AlterConfigs leaves out. With ELR enabled, `min.insync.replicas` may not be set on
+    a node nor removed from the cluster default (Kafka's guards); pylog's bootstrap leaves
+    ELR off (README), so a Kafka 4.1 with its default ELR refuses what pylog takes here."""
     name = resource.resource_name
     if name:
         try:
@@ -451,14 +472,21 @@ def _alter_broker_resource(image: MetadataImage, resource, incremental: bool) ->
     current = dict(image.configs.get((RESOURCE_BROKER, name), {}))
     records = []
     if incremental:
-        new = apply_config_operations(current, resource.configs, BROKER_CONFIG_KEYS)
+        new = apply_config_operations(current, in_controller_order(resource.configs), BROKER_CONFIG_KEYS)
         for config in resource.configs:
             records.append(_broker_config_record(name, config.name, new.get(config.name)))
     else:
         new = {c.name: c.value for c in resource.configs}
         records = [_broker_config_record(name, n, v) for n, v in new.items()]
         records.extend(_broker_config_record(name, n, None) for n in current if n not in new)
+    guarded = elr_enabled(image)
     for record, _ in records:
+        if guarded and record.name == MIN_IN_SYNC_REPLICAS and name:
+            raise BrokerError(ErrorCode.INVALID_CONFIG,
+                              f"Broker-level {MIN_IN_SYNC_REPLICAS} cannot be altered while ELR is enabled.")
+        if guarded and record.name == MIN_IN_SYNC_REPLICAS and record.value is None:
+            raise BrokerError(ErrorCode.INVALID_CONFIG,
+                              f"Cluster-level {MIN_IN_SYNC_REPLICAS} cannot be removed while ELR is enabled.")
         if record.value is not None and len(record.value) > MAX_CONFIG_VALUE_CHARS:
             raise BrokerError(ErrorCode.INVALID_CONFIG,
                               "The configuration value cannot be added because it exceeds the "

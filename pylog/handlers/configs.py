@@ -210,8 +210,8 @@ def _alter_configs_handler(broker, incremental: bool):
 
 
 def _append_refused(op: int, name: str) -> BrokerError:
-    if name not in BROKER_CONFIG_KEYS:
-        return BrokerError(ErrorCode.INVALID_CONFIG, f"Unknown config name: {name}")
+    if name not in BROKER_CONFIG_KEYS:   # Kafka looks the name up with a Scala Map's apply, which throws
+        return BrokerError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
     verb = "append" if op == OP_APPEND else "subtract"
     return BrokerError(ErrorCode.INVALID_CONFIG, f"Config value {verb} is not allowed for config key: {name}")
 
@@ -400,11 +400,16 @@ def describe_broker_configs(dynamic: DynamicBrokerConfig) -> list[ConfigValue]:
         source = synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG
         values.append(ConfigValue(row.name, row.value, source, synonyms,
                                   _CONFIG_TYPES.get(key.type, CONFIG_TYPE_UNKNOWN), key.doc, sensitive))
-    for name in dynamic.static.unknown:
-        # Kafka lists the names it was given but does not know, hidden.
-        values.append(ConfigValue(name, None, ConfigSource.STATIC_BROKER_CONFIG,
-                                  [(name, None, ConfigSource.STATIC_BROKER_CONFIG)],
-                                  CONFIG_TYPE_UNKNOWN, None, True))
+    for name in sorted(set(dynamic.static.unknown) | set(dynamic.per_broker) | set(dynamic.cluster_default)):
+        if name in BROKER_CONFIG_KEYS:
+            continue
+        # Kafka lists the names it was given but does not know, hidden, from the first place
+        # that gives them (this node's dynamic values, the cluster defaults, the static ones)
+        synonyms = [(name, None, source) for values, source in (
+            (dynamic.per_broker, ConfigSource.DYNAMIC_BROKER_CONFIG),
+            (dynamic.cluster_default, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+            (dynamic.static.unknown, ConfigSource.STATIC_BROKER_CONFIG)) if name in values]
+        values.append(ConfigValue(name, None, synonyms[0][2], synonyms, CONFIG_TYPE_UNKNOWN, None, True))
     values.sort(key=lambda v: v.name)
     return values
 

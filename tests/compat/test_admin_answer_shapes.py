@@ -16,7 +16,11 @@ fuzz of these APIs; each line of `requests` is one of its findings:
 - IncrementalAlterConfigs with an unknown operation id fails whole (UNKNOWN_SERVER_ERROR),
   unless a refusal comes first in the order of a Java HashMap of the config names; a BROKER_LOGGER
   resource with one is UNKNOWN_SERVER_ERROR alone; a resource of an unknown type is refused
-  by the broker, INVALID_REQUEST "Unknown resource type N", in both APIs.
+  by the broker, INVALID_REQUEST "Unknown resource type N", in both APIs;
+- Kafka's controller takes a resource's operations before its name and values, refuses
+  APPEND / SUBTRACT on every CLIENT_METRICS and GROUP config (it knows no LIST there), and
+  parses values in their definition order; a broker refuses APPEND / SUBTRACT of a name it
+  does not know with UNKNOWN_SERVER_ERROR.
 """
 
 from __future__ import annotations
@@ -65,9 +69,9 @@ def requests(a: str, b: str) -> list:
             Delete(name=name, partitions=[DeletePartition(partition_index=p, offset=o) for p, o in parts])
             for name, parts in topics])
 
-    def incremental(*resources):
+    def incremental(*resources, validate_only=False):
         Request = IncrementalAlterConfigsRequest
-        return Request(validate_only=False, resources=[Request.AlterConfigsResource(
+        return Request(validate_only=validate_only, resources=[Request.AlterConfigsResource(
             resource_type=t, resource_name=name, configs=[Request.AlterableConfig(name=k, config_operation=op, value=v)
                                                           for k, op, v in configs])
             for t, name, configs in resources])
@@ -103,6 +107,17 @@ def requests(a: str, b: str) -> list:
             AlterConfigsRequest.AlterConfigsResource(resource_type=8, resource_name="1", configs=[])])),
         (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=b, configuration_keys=[
             "retention.ms"])])),   # unchanged by the failed requests above
+        # the controller's order: operations, then the name, then the values (definition order)
+        (44, 1, incremental((2, "", [("local.retention.ms", 2, "")]), (16, "", [("metrics", 2, "1")]),
+                            (16, "sub", [("match", 3, "client_id=x")]), validate_only=True)),
+        (33, 0, AlterConfigsRequest(validate_only=True, resources=[
+            AlterConfigsRequest.AlterConfigsResource(resource_type=2, resource_name=a, configs=[
+                AlterConfigsRequest.AlterableConfig(name=k, value=v)
+                for k, v in (("message.timestamp.type", "delete,compact"), ("retention.bytes", "abc"))]),
+            AlterConfigsRequest.AlterConfigsResource(resource_type=32, resource_name="g", configs=[
+                AlterConfigsRequest.AlterableConfig(name=k, value=v)
+                for k, v in (("consumer.heartbeat.interval.ms", "-1"), ("consumer.session.timeout.ms", ""))])])),
+        (44, 0, incremental((4, "", [("no.such.config", 3, "x")]), validate_only=True)),
     ]
 
 

@@ -66,7 +66,10 @@ def test_a_subscription_is_stored_described_listed_and_deleted(raw):
     assert listed(raw) == []
     assert alter(raw, "sub-1", ("metrics", SET, "org.apache.kafka.producer."), ("interval.ms", SET, "1000"),
                  ("match", SET, "client_id=app-.*,client_software_name=apache-kafka-java")) == (0, None)
-    assert alter(raw, "sub-1", ("metrics", APPEND, "org.apache.kafka.consumer.")) == (0, None)
+    # Kafka's controller knows no CLIENT_METRICS config types: none is a LIST to it
+    assert alter(raw, "sub-1", ("metrics", APPEND, "org.apache.kafka.consumer.")) == (
+        ErrorCode.INVALID_CONFIG, "Can't APPEND to key metrics because its type is not LIST.")
+    assert alter(raw, "sub-1", ("metrics", SET, "org.apache.kafka.producer.,org.apache.kafka.consumer.")) == (0, None)
     assert values(raw, "sub-1") == {
         "interval.ms": ("1000", CLIENT_METRICS_CONFIG, [("interval.ms", "1000", CLIENT_METRICS_CONFIG)]),
         "match": ("client_id=app-.*,client_software_name=apache-kafka-java", CLIENT_METRICS_CONFIG,

@@ -398,3 +398,17 @@ def test_thread_pools_connection_limits_and_roll_times_change_by_kafkas_rules(em
     assert embedded.call(lambda: embedded.broker.config.get("background.threads")) == 5
     assert alter(raw, "", ("background.threads", SET, "11")) == invalid(
         f"{failed} background.threads=11, value should not be greater than double the current value 5")
+
+
+def test_a_dynamic_name_the_broker_does_not_know_is_kept_and_described_hidden(raw):
+    """As Kafka keeps a custom name: described by the node, value hidden, from the first
+    place that gives it. APPEND or SUBTRACT of such a name fails in Kafka's broker, whose
+    Scala Map lookup of its type throws: UNKNOWN_SERVER_ERROR, no message."""
+    assert alter(raw, "", ("custom.default", SET, "a")) == (0, None)
+    assert alter(raw, "1", ("custom.node", SET, "b")) == (0, None)
+    assert alter(raw, "", ("custom.default", APPEND, "c")) == (ErrorCode.UNKNOWN_SERVER_ERROR, None)
+    described = describe(raw, BROKER, "1", "custom.default", "custom.node")
+    assert {name: (e.value, e.is_sensitive, e.config_source, synonyms(e)) for name, e in described.items()} == {
+        "custom.default": (None, True, DYNAMIC_DEFAULT_BROKER_CONFIG,
+                           [("custom.default", None, DYNAMIC_DEFAULT_BROKER_CONFIG)]),
+        "custom.node": (None, True, DYNAMIC_BROKER_CONFIG, [("custom.node", None, DYNAMIC_BROKER_CONFIG)])}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage.config import CONFIG_KEYS, LONG_MAX, LogConfig
+from storage.config import CONFIG_KEYS, KAFKA_DEFINITION_ORDER, LONG_MAX, LogConfig
 from storage.errors import InvalidConfig
 
 
@@ -150,3 +150,12 @@ def test_derived_values():
     assert LogConfig().random_segment_jitter_ms(random.Random(1)) == 0
     jitters = {LogConfig(segment_ms=100, segment_jitter_ms=1000).random_segment_jitter_ms(random.Random(s)) for s in range(50)}
     assert all(0 <= j < 100 for j in jitters) and len(jitters) > 10
+
+
+def test_of_several_bad_values_the_first_in_kafkas_definition_order_is_refused():
+    """Kafka's ConfigDef parses a topic's configs in LogConfig's definition order: a bad
+    retention.bytes is reported before a bad message.timestamp.type, whatever the order given."""
+    assert set(KAFKA_DEFINITION_ORDER) == set(CONFIG_KEYS)
+    with pytest.raises(InvalidConfig) as refused:
+        LogConfig.from_properties({"message.timestamp.type": "delete,compact", "retention.bytes": "abc"})
+    assert refused.value.name == "retention.bytes"

@@ -268,6 +268,21 @@ def test_a_min_insync_replicas_change_clears_the_elr_when_elr_is_enabled(elr_lev
     assert image.topic_configs("t") == {"min.insync.replicas": "1"}
 
 
+@pytest.mark.parametrize("elr_level", [1, 0])
+def test_with_elr_min_insync_replicas_may_not_be_set_per_broker_nor_removed_from_the_cluster(elr_level):
+    """Kafka's guards, which come with ELR: pylog's bootstrap leaves ELR off, and takes both."""
+    image = with_topic(features={"eligible.leader.replicas.version": elr_level} if elr_level else None)
+    result = incremental_alter_configs(image, incremental(
+        ops("1", ("min.insync.replicas", OP_SET, "1"), resource_type=RESOURCE_BROKER),
+        ops("", ("min.insync.replicas", OP_DELETE, None), resource_type=RESOURCE_BROKER)), SETTINGS)
+    refusals = [(RESOURCE_BROKER, "1", ErrorCode.INVALID_CONFIG,
+                 "Broker-level min.insync.replicas cannot be altered while ELR is enabled."),
+                (RESOURCE_BROKER, "", ErrorCode.INVALID_CONFIG,
+                 "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.")]
+    assert answers(result) == (refusals if elr_level else [(RESOURCE_BROKER, "1", ErrorCode.NONE, None),
+                                                            (RESOURCE_BROKER, "", ErrorCode.NONE, None)])
+
+
 def test_settings_from_the_controllers_config():
     config = BrokerConfig(num_partitions=3, default_replication_factor=2, delete_topic_enable=False,
                           log_retention_ms=5000)
