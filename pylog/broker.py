@@ -474,10 +474,15 @@ class Broker:
         metadata), else UNKNOWN_TOPIC_OR_PARTITION."""
         if (topic, index) in self.log_dir_failures.not_created:
             return ErrorCode.KAFKA_STORAGE_ERROR   # this broker's, its log not created (log_dir_failures.py)
-        info = self.metadata.topics.get(topic)
-        if info is not None and 0 <= index < info.num_partitions:
+        if self.in_metadata(topic, index):
             return ErrorCode.NOT_LEADER_OR_FOLLOWER
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+    def in_metadata(self, topic: str, index: int) -> bool:
+        """Whether the metadata this broker follows has the partition (Kafka's
+        `metadataCache.contains`), hosted here or not."""
+        info = self.metadata.topics.get(topic)
+        return info is not None and 0 <= index < info.num_partitions
 
     def topic_log_config(self, configs: dict[str, str]) -> LogConfig:
         """The storage config for a topic with these overrides (raises InvalidConfig)."""

@@ -1,7 +1,9 @@
-"""The orders in which Scala 2.13's sets hand back what they hold, where Kafka answers in
-them: a Metadata answer's partitions (a `mutable.HashSet` of the answer's partition
-entries), its topics (the `Set` of the names asked, or a `mutable.HashSet` of every name),
-and the topics it does not know (a `Set` of their answer entries).
+"""The orders in which Scala 2.13's sets and maps hand back what they hold, where Kafka
+answers in them: a Metadata answer's partitions (a `mutable.HashSet` of the answer's
+partition entries), its topics (the `Set` of the names asked, or a `mutable.HashSet` of
+every name) and the topics it does not know; a DescribeConfigs answer's configs (a
+`mutable.HashMap` by name, ordered as a `mutable.HashSet` of its keys); a DeleteRecords
+answer's topics and partitions (immutable and mutable maps keyed by them).
 
 An element's place depends on its hash: Java's `hashCode` (`java_order.java_string_hashcode`
 for a name; `list_hashcode` and `message_hashcode` for the answer entries, as Kafka's
@@ -24,7 +26,7 @@ of their five bits, then its sub-nodes in the same order. A `HashSet` built by `
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 

@@ -58,14 +58,14 @@ from storage.config import LogConfig
 from storage.config_def import Type
 from storage.errors import InvalidConfig
 
-from pylog.client_metrics_configs import CLIENT_METRICS_CONFIG_KEYS, check_client_metrics_configs
+from pylog.client_metrics_configs import check_client_metrics_configs
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
 from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
-from pylog.group_configs import GROUP_CONFIG_KEYS, check_group_configs
+from pylog.group_configs import check_group_configs
 from pylog.java_order import JavaHashMap
 from pylog.metadata import topic_name_problem
 from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage

@@ -69,10 +69,10 @@ def make_handler(broker):
                                                        error_code=code)
         if moved:
             broker.log_manager.write_log_start_offsets()
-        in_metadata = [tp for tp in results if in_the_metadata(broker, *tp)]
+        any_in_metadata = any(broker.in_metadata(topic, index) for topic, index in results)
         return DeleteRecordsResponse(throttle_time_ms=0, topics=[
             TopicResult(name=name, partitions=[results[name, index] for index in indexes])
-            for name, indexes in kafkas_order(list(results), bool(in_metadata))])
+            for name, indexes in kafkas_order(list(results), any_in_metadata)])
 
     return handle
 
@@ -90,11 +90,6 @@ def delete_records(broker, topic: str, index: int, offset: int) -> tuple[int, in
     except BrokerError as e:
         return e.code, INVALID_LOW_WATERMARK, False
     return ErrorCode.NONE, low_watermark, low_watermark != before
-
-
-def in_the_metadata(broker, topic: str, index: int) -> bool:
-    info = broker.metadata.topics.get(topic)
-    return info is not None and 0 <= index < info.num_partitions
 
 
 def kafkas_order(partitions: list[tuple[str, int]], any_in_metadata: bool) -> list[tuple[str, list[int]]]:
