@@ -23,13 +23,14 @@ Records:
 
 CreateTopics, per topic, in Kafka's order:
   a name given twice: INVALID_REQUEST ("Duplicate topic name.", one result, after the
-  others, in the order of Kafka's HashSet of such names); `__cluster_metadata`: INVALID_REQUEST ("Creation of internal topic
-  __cluster_metadata is prohibited.", last). For the rest: more than 10,000 partitions in
-  the request (assignments, or num_partitions with -1 as `num.partitions`) fails every
-  topic with POLICY_VIOLATION ("Excessively large number of partitions per request.");
-  an illegal name, or one that differs from an existing topic's only by '.' versus '_':
-  INVALID_TOPIC_EXCEPTION; an existing topic: TOPIC_ALREADY_EXISTS; a null config value,
-  a value above 32767 characters, an unknown config name or a bad value: INVALID_CONFIG;
+  others, in the order of Kafka's HashSet of such names); `__cluster_metadata`:
+  INVALID_REQUEST ("Creation of internal topic __cluster_metadata is prohibited.", last).
+  For the rest: more than 10,000 partitions in the request (assignments, or num_partitions
+  with -1 as `num.partitions`) fails every topic with POLICY_VIOLATION ("Excessively large
+  number of partitions per request."); an illegal name, or one that differs from an
+  existing topic's only by '.' versus '_': INVALID_TOPIC_EXCEPTION; an existing topic:
+  TOPIC_ALREADY_EXISTS; a null config value, a value above 32767 characters, an unknown
+  config name or a bad value: INVALID_CONFIG;
   then the layout:
   - manual `assignments` need num_partitions = replication_factor = -1 (else
     INVALID_REQUEST); each partition at most once, a non-empty list of registered brokers

@@ -47,7 +47,8 @@ from tests.integration.support import WireClient
 
 Resource = DescribeConfigsRequest.DescribeConfigsResource
 Elect = ElectLeadersRequest.TopicPartitions
-Reassign, Target = AlterPartitionReassignmentsRequest.ReassignableTopic, AlterPartitionReassignmentsRequest.ReassignablePartition
+Reassign = AlterPartitionReassignmentsRequest.ReassignableTopic
+Target = AlterPartitionReassignmentsRequest.ReassignablePartition
 Delete, DeletePartition = DeleteRecordsRequest.DeleteRecordsTopic, DeleteRecordsRequest.DeleteRecordsPartition
 
 

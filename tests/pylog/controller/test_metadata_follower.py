@@ -7,6 +7,7 @@ shares a prefix with it, ends equal to the newer log."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import uuid
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -147,13 +148,19 @@ def test_the_follower_retries_while_the_controller_is_unreachable(tmp_path):
         controller = Controller(tmp_path / "controller")
         port = await controller.start()
         await controller.server.stop(grace_s=0)
+        # the port stays this test's while nothing listens on it: bound, not listening (connects
+        # are refused), so that no other process's listener or connection takes it meanwhile
+        placeholder = socket.socket()
+        placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        placeholder.bind(("127.0.0.1", port))
         copy = MetadataLog.open(partition_dir(tmp_path / "broker"), now_ms=NOW_MS)
         client = NodeClient("127.0.0.1", port, client_id="broker-2", connect_timeout_ms=200)
         follower = MetadataFollower(copy, client, now_ms=lambda: NOW_MS, retry_backoff_ms=20)
         await follower.start()
         await asyncio.sleep(0.2)
         assert follower.image.offset == -1 and not follower.task.done()
-        await controller.start(port)
+        await controller.start(port)   # a listener may bind beside the placeholder, which then goes
+        placeholder.close()
         await wait_until(lambda: follower.image.metadata_version == 27)
         await follower.stop()
         await client.close()
