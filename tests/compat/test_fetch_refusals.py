@@ -31,11 +31,13 @@ def test_refused_partitions_come_last(both, compat_table):
                 Topic(name=topic, num_partitions=2, replication_factor=1) for topic in (first, second)]))
             assert all(t.error_code == 0 for t in created.topics)
             deadline = time.monotonic() + 30
-            while True:   # Kafka's leaders start just after CreateTopics answers
-                response = fetch(client, asked)
+            while True:   # Kafka's broker learns of the topics, and starts their leaders, just after
+                response = fetch(client, asked)   # CreateTopics answers
                 answer = [(t.topic, [(p.partition_index, p.error_code) for p in t.partitions])
                           for t in response.responses]
-                if not any(code == 6 for _, parts in answer for _, code in parts) or time.monotonic() > deadline:
+                settled = not any(code in (3, 6) for topic, parts in answer if topic in (first, second)
+                                  for index, code in parts if index < 2)
+                if settled or time.monotonic() > deadline:
                     break
                 time.sleep(0.1)
             answers[name] = answer
