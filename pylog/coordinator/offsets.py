@@ -322,15 +322,17 @@ def _append_error(exc: BaseException) -> ErrorCode:
 
 def write_error(code: ErrorCode) -> ErrorCode:
     """The answer of a coordinator write that failed with `code`, at the append or while it
-    waited for its replication (Kafka's CoordinatorOperationExceptionHelper: a write that
-    timed out, REQUEST_TIMED_OUT, is answered COORDINATOR_NOT_AVAILABLE)."""
+    waited for its replication (Kafka 4.1's CoordinatorOperationExceptionHelper: a write that
+    timed out, REQUEST_TIMED_OUT, is answered COORDINATOR_NOT_AVAILABLE; a batch too large
+    for `__consumer_offsets`, UNKNOWN_SERVER_ERROR, where Kafka's older coordinator answered
+    INVALID_COMMIT_OFFSET_SIZE)."""
     if code in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
                 ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.REQUEST_TIMED_OUT):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE
     if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
         return ErrorCode.NOT_COORDINATOR
     if code in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+        return ErrorCode.UNKNOWN_SERVER_ERROR
     return code
 
 

@@ -18,7 +18,7 @@ OffsetCommit, per partition, in this order:
   - metadata longer than `offset.metadata.max.bytes` (Java string length):
     OFFSET_METADATA_TOO_LARGE (the others are still stored);
   - the rest are written as one batch; a failed append answers every one of them with
-    Kafka's mapping (e.g. INVALID_COMMIT_OFFSET_SIZE for a batch over max.message.bytes);
+    Kafka's mapping (e.g. UNKNOWN_SERVER_ERROR for a batch over max.message.bytes);
     the answer waits until the high watermark passes the batch
     (`group_coordinator.wait_replicated`): COORDINATOR_NOT_AVAILABLE after
     `offsets.commit.timeout.ms`, NOT_COORDINATOR if this broker resigned the partition.
@@ -84,20 +84,38 @@ def make_offset_commit_handler(broker):
     async def handle(request, context):
         version = context.api_version
         now = now_ms()
-        # (topic, response partition, request partition), in request order
-        answers: list[tuple[str, CommitPartition, object]] = []
-        pending = []
+        # Kafka's KafkaApis and OffsetCommitResponse.Builder: the partitions the metadata does
+        # not have are answered here, by topic in the order first met (a topic unknown as a
+        # whole is answered even with no partition); the others go to the coordinator, a
+        # topic entry for each request entry with any, and its answer is merged in after.
+        refused: dict[str, list[CommitPartition]] = {}
+        to_coordinator: list[tuple[str, list[tuple[CommitPartition, object]]]] = []
         for topic in request.topics:
+            if topic.name not in broker.metadata.topics:
+                refused.setdefault(topic.name, []).extend(
+                    CommitPartition(partition_index=p.partition_index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                    for p in topic.partitions)
+                continue
+            valid = []
             for p in topic.partitions:
                 answer = CommitPartition(partition_index=p.partition_index, error_code=ErrorCode.NONE)
-                if broker.partition(topic.name, p.partition_index) is None:
-                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                if broker.in_metadata(topic.name, p.partition_index):
+                    valid.append((answer, p))
                 else:
-                    pending.append((topic.name, answer, p))
-                answers.append((topic.name, answer, p))
-        if pending:
-            await commit(broker, request, version, now, pending)
-        return OffsetCommitResponse(topics=_group_by_topic(answers, CommitTopic))
+                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                    refused.setdefault(topic.name, []).append(answer)
+            if valid:
+                to_coordinator.append((topic.name, valid))
+        if not to_coordinator:
+            return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in refused.items()])
+        await commit(broker, request, version, now,
+                     [(name, answer, p) for name, valid in to_coordinator for answer, p in valid])
+        answered = [(name, [answer for answer, _ in valid]) for name, valid in to_coordinator]
+        if not refused:   # the coordinator's answer as it is, a topic entry for each of the request's
+            return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in answered])
+        for name, partitions in answered:
+            refused.setdefault(name, []).extend(partitions)
+        return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in refused.items()])
 
     return handle
 

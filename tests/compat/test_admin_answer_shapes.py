@@ -20,7 +20,9 @@ fuzz of these APIs; each line of `requests` is one of its findings:
 - Kafka's controller takes a resource's operations before its name and values, refuses
   APPEND / SUBTRACT on every CLIENT_METRICS and GROUP config (it knows no LIST there), and
   parses values in their definition order; a broker refuses APPEND / SUBTRACT of a name it
-  does not know with UNKNOWN_SERVER_ERROR.
+  does not know with UNKNOWN_SERVER_ERROR;
+- OffsetCommit answers the partitions the metadata lacks first (a topic unknown as a whole
+  even with no partition), then merges the coordinator's answer in.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ from protocol.messages import (
     DescribeConfigsRequest,
     DescribeTopicPartitionsRequest,
     ElectLeadersRequest,
+    FindCoordinatorRequest,
     IncrementalAlterConfigsRequest,
     MetadataRequest,
+    OffsetCommitRequest,
     OffsetDeleteRequest,
     ProduceRequest,
 )
@@ -122,6 +126,29 @@ def requests(a: str, b: str) -> list:
     ]
 
 
+def simple_commits(client, group: str, topic: str) -> list:
+    """OffsetCommits of a simple group: refusals first, then the coordinator's answer merged
+    in; with nothing refused, that answer as it is, a topic entry per request entry."""
+    deadline = time.monotonic() + 30
+    while client.request(10, 3, FindCoordinatorRequest(key=group, key_type=0)).error_code != 0:
+        assert time.monotonic() < deadline, "no group coordinator"
+        time.sleep(0.2)
+    Request = OffsetCommitRequest
+
+    def commit(*topics):
+        return client.request(8, 8, Request(group_id=group, generation_id_or_member_epoch=-1, topics=[
+            Request.OffsetCommitRequestTopic(name=name, partitions=[
+                Request.OffsetCommitRequestPartition(partition_index=p, committed_offset=1) for p in partitions])
+            for name, partitions in topics]))
+
+    while True:   # Kafka's coordinator loads its partition just after FindCoordinator answers
+        first = commit((topic, [0]))
+        if first.topics[0].partitions[0].error_code not in (14, 15, 16) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    return [commit(("nope", []), (topic, [0, 5]), (topic, [1]), ("bad name", [0])), commit((topic, [0]), (topic, [1]))]
+
+
 def known(client, partitions: dict[str, int], timeout_s: float = 30) -> None:
     """Wait until the broker's own metadata has the topics (Kafka's follows its controller's
     a little later), every partition led."""
@@ -138,7 +165,7 @@ def known(client, partitions: dict[str, int], timeout_s: float = 30) -> None:
 
 @pytest.fixture(scope="module")
 def answers(both):
-    a, b = unique("shapes-a"), unique("shapes-b")
+    a, b, group = unique("shapes-a"), unique("shapes-b"), unique("shapes-g")
     found = {}
     for name, broker in both.items():
         with WireClient(broker.bootstrap_servers, timeout_s=60) as client:
@@ -151,6 +178,7 @@ def answers(both):
                                                  timestamp_ms=1_700_000_000_000))])]))
             found[name] = [(key, version, plain(client.request(key, version, request)))
                            for key, version, request in requests(a, b)]
+            found[name] += [plain(answer) for answer in simple_commits(client, group, a)]
     return found
 
 

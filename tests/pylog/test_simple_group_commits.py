@@ -48,3 +48,26 @@ def test_a_simple_commit_that_stores_nothing_makes_a_group_only_writes_see(kafka
     # a group that exists keeps existing when a commit stores nothing
     assert commit(client, "s", 0, "m" * 5000) == ErrorCode.OFFSET_METADATA_TOO_LARGE
     assert state(client, "s") == "Empty"
+
+
+def test_the_answer_lists_refusals_first_then_the_coordinators_as_kafka_builds_it(kafka_broker):
+    """Kafka's KafkaApis answers partitions the metadata lacks itself (a topic unknown as a
+    whole even with no partition), then merges the coordinator's answer in, which has a topic
+    entry for each request entry; with nothing refused, that answer is sent as it is. The
+    expected lists are what the reference Kafka 4.1.1 answered."""
+    client = RawClient(kafka_broker.bootstrap_servers)
+    client.request(19, 4, CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
+        name="t", num_partitions=2, replication_factor=1)]))
+    client.request(10, 3, FindCoordinatorRequest(key="ordered", key_type=0))
+
+    def committed(*topics):
+        answer = client.request(8, 8, OffsetCommitRequest(group_id="ordered", generation_id_or_member_epoch=-1, topics=[
+            OffsetCommitRequest.OffsetCommitRequestTopic(name=name, partitions=[
+                OffsetCommitRequest.OffsetCommitRequestPartition(partition_index=p, committed_offset=1)
+                for p in partitions]) for name, partitions in topics]))
+        return [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in answer.topics]
+
+    assert committed(("nope", []), ("t", [0, 5]), ("t", [1]), ("bad name", [0])) == [
+        ("nope", []), ("t", [(5, 3), (0, 0), (1, 0)]), ("bad name", [(0, 3)])]
+    assert committed(("t", [0]), ("t", [1])) == [("t", [(0, 0)]), ("t", [(1, 0)])]
+    client.close()
