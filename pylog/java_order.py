@@ -23,6 +23,11 @@ from typing import Any, Iterable, Iterator
 TREEIFY_CAPACITY = 64
 
 
+def int32(value: int) -> int:
+    """`value` wrapped to a Java int (signed 32 bits)."""
+    return (value + 0x8000_0000) % 0x1_0000_0000 - 0x8000_0000
+
+
 @functools.lru_cache(maxsize=65536)   # group ids and topic names, asked again by every request
 def java_string_hashcode(text: str) -> int:
     """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
@@ -30,7 +35,7 @@ def java_string_hashcode(text: str) -> int:
     data = text.encode("utf-16-be", "surrogatepass")
     for (unit,) in struct.iter_unpack(">H", data):
         h = (31 * h + unit) & 0xFFFFFFFF
-    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+    return int32(h)
 
 
 def spread(h: int) -> int:
@@ -42,8 +47,7 @@ def spread(h: int) -> int:
 
 def topic_partition_hash(topic: str, partition: int) -> int:
     """Java's TopicPartition.hashCode (int32)."""
-    h = (31 * (31 + partition) + java_string_hashcode(topic)) & 0xFFFFFFFF
-    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+    return int32(31 * (31 + partition) + java_string_hashcode(topic))
 
 
 def hash_set_order(texts: Iterable[str]) -> list[str]:

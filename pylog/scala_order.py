@@ -28,15 +28,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence, TypeVar
 
+from pylog.java_order import int32, spread
+
 T = TypeVar("T")
 
 SMALL_SET_MAX = 4        # Set1 .. Set4
 MUTABLE_TABLE_START = 16
 CHAMP_BITS = 5
-
-
-def int32(value: int) -> int:
-    return (value + 0x80000000) % 0x100000000 - 0x80000000
 
 
 def list_hashcode(values: Iterable[int]) -> int:
@@ -68,8 +66,7 @@ def mutable_hash_set_order(elements: Sequence[T], hashes: Sequence[int]) -> list
     mask = size - 1
     keyed = []
     for position, h in enumerate(hashes):
-        h &= 0xFFFFFFFF
-        improved = h ^ (h >> 16)
+        improved = spread(h)   # Scala's `improveHash` is Java's HashMap spread
         # within a bucket, ascending as a signed int: flipping the sign bit orders unsigned alike
         keyed.append(((improved & mask) << 32 | (improved ^ 0x80000000), position))
     keyed.sort()

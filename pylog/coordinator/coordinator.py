@@ -564,9 +564,6 @@ class GroupCoordinator:
         self._settle(group)
         return result
 
-    def has_group(self, group_id: str) -> bool:
-        return group_id in self.groups
-
     def hold_uncommitted(self, group_id: str) -> None:
         """A simple group an OffsetCommit created (`validate_offset_commit`) that then stored
         no offset (every partition refused). Kafka's coordinator made the change in its

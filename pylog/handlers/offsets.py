@@ -126,7 +126,7 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
     member_id = request.member_id if version >= 1 else ""
     instance_id = request.group_instance_id if version >= 7 else None
     coordinator = broker.group_coordinator
-    existed = coordinator.has_group(request.group_id)
+    existed = coordinator.group(request.group_id) is not None
     error = coordinator.validate_offset_commit(request.group_id, generation, member_id, instance_id, version)
     if error != ErrorCode.NONE:
         for _, answer, _ in pending:
