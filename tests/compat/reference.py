@@ -195,7 +195,10 @@ class KafkaBroker:
         """Start the `kafka.Kafka` JVM on the written properties; `wait_ready` then waits for it."""
         with open(self.log_dir / "stdout.log", "ab") as output:
             self.process = subprocess.Popen(
-                java_command("kafka.Kafka", str(self.properties_path), jvm_flags=self.jvm_flags,
+                # its own temporary directory: a killed JVM leaves the native libraries it
+                # unpacked there (lz4, snappy) behind
+                java_command("kafka.Kafka", str(self.properties_path),
+                             jvm_flags=(*self.jvm_flags, f"-Djava.io.tmpdir={self.log_dir}"),
                              log_dir=self.log_dir, log_to_file=True),
                 stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 

@@ -9,6 +9,10 @@ result is what the script would have given: `ToolResult(code, stdout, stderr)`.
 
 A command that outlives its timeout kills the JVM (the next command starts a new one) and
 fails the test with what is known.
+
+The JVM's `java.io.tmpdir` is a directory of its own, removed when the runner closes: some
+tools leave files there (Kafka's metadata shell creates a `MetadataShell*` directory per run
+and never removes it).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import base64
 import os
 import selectors
+import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -73,6 +79,7 @@ class ToolRunner:
         self.process: subprocess.Popen | None = None
         self._buffer = b""
         self.commands_run = 0
+        self._tmp_dir: str | None = None
 
     def run(self, script: str, *args: str, stdin: str = "", timeout_s: float = 60) -> ToolResult:
         """Run `script args` (a `kafka-*.sh` name, or a main class) and return its result."""
@@ -100,7 +107,10 @@ class ToolRunner:
 
     def _start(self) -> None:
         self._buffer = b""
-        self.process = subprocess.Popen(java_command("dev.pylog.compat.ToolRunner", jvm_flags=TOOL_JVM_FLAGS),
+        if self._tmp_dir is None:
+            self._tmp_dir = tempfile.mkdtemp(prefix="pylog-compat-tools-")
+        flags = (*TOOL_JVM_FLAGS, f"-Djava.io.tmpdir={self._tmp_dir}")
+        self.process = subprocess.Popen(java_command("dev.pylog.compat.ToolRunner", jvm_flags=flags),
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ready = self._read_line(time.monotonic() + 60)
         if ready + b"\n" != READY_LINE:
@@ -141,3 +151,6 @@ class ToolRunner:
                 except OSError:
                     pass
             self.process = None
+        if self._tmp_dir is not None:
+            shutil.rmtree(self._tmp_dir, ignore_errors=True)
+            self._tmp_dir = None

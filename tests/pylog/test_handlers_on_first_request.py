@@ -25,7 +25,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # Runs in a fresh interpreter: what a started broker has imported, before and after one
 # Metadata request.
 PROBE = """
-import json, sys, tempfile
+import json, sys
 from pylog.dispatch import OnFirstRequest
 from pylog.handlers import SERVED
 from pylog.testing import EmbeddedBroker
@@ -40,7 +40,7 @@ def state(broker):
                            if isinstance(api.handler, OnFirstRequest)),
     }
 
-embedded = EmbeddedBroker(tempfile.mkdtemp()).start()
+embedded = EmbeddedBroker(sys.argv[1]).start()
 try:
     started = embedded.call(lambda: state(embedded.broker))
     client = RawClient(embedded.bootstrap_servers)
@@ -53,9 +53,9 @@ print(json.dumps({"started": started, "answered": answered, "brokers": len(respo
 """
 
 
-def test_a_started_broker_has_imported_no_handler_and_the_first_request_imports_its_own():
+def test_a_started_broker_has_imported_no_handler_and_the_first_request_imports_its_own(tmp_path):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path)], env=env, cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=50)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
