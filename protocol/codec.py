@@ -34,8 +34,9 @@ Rules the compiled code follows (Kafka's, see `protocol/primitives.py`):
   parsed); `bytes` fields decode to `bytes`.
 
 Errors: decoding raises only `protocol.errors.ProtocolError` subclasses
-(`BufferUnderflow`, `InvalidLength`, `InvalidVarint`, `InvalidString`,
-`UnsupportedVersion`). Every length and count is checked against the bytes that
+(`BufferUnderflow`, `InvalidLength`, `InvalidVarint`, `UnsupportedVersion`). A string
+that is not UTF-8 is no error: it reads as Kafka's Java reads it
+(`primitives.decode_utf8`). Every length and count is checked against the bytes that
 remain before anything is allocated. Encoding a value of the wrong type or range
 raises `ValueError`/`struct.error` from Python itself: that is a bug in the caller.
 
@@ -49,7 +50,7 @@ import threading
 
 from protocol import code_cache
 from protocol import primitives as p
-from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, UnsupportedVersion
+from protocol.errors import BufferUnderflow, InvalidLength, UnsupportedVersion
 from protocol.file_range import write_records
 from protocol.schema import NEW, Array, Field, Message, Struct, in_versions
 
@@ -85,6 +86,7 @@ def _helpers() -> dict:
         "null_length": _null_length,
         "too_many": _too_many,
         "underflow": _underflow,
+        "JAVA_REPLACE": p.JAVA_REPLACE,
         **{f"ARRAY_{code}": structs for code, structs in _ARRAY_STRUCTS.items()},
     }
 
@@ -97,7 +99,9 @@ _ARRAY_STRUCTS = {code: tuple(struct.Struct(f">{k}{code}") for k in range(SMALL_
 
 
 def _null_length(n: int, nullable: bool):
-    if n == -1 and nullable:
+    """A negative length: null where the field may be null (Kafka's readers take any
+    negative length, not only -1, for null), else an error."""
+    if nullable:
         return None
     raise InvalidLength(f"length {n} where null is not allowed")
 
@@ -144,8 +148,6 @@ def decode_from(cls: type[Message], data, version: int, position: int = 0):
         return decoder(buf, position)
     except (struct.error, IndexError):
         raise BufferUnderflow(f"{cls.schema_name} v{version}: input ends inside a field") from None
-    except UnicodeDecodeError as e:
-        raise InvalidString(f"{cls.schema_name} v{version}: string is not valid UTF-8: {e.reason}") from None
     except (OverflowError, MemoryError):
         raise InvalidLength(f"{cls.schema_name} v{version}: a length does not fit the input") from None
 
@@ -326,7 +328,7 @@ class _Compiler:
                 f"{ind}    string_end = pos + n",
                 f"{ind}    if string_end > len({buf}):",
                 f"{ind}        underflow({buf}, pos, n)",
-                f"{ind}    {target} = str({buf}[pos:string_end], 'utf-8')",
+                f"{ind}    {target} = str({buf}[pos:string_end], 'utf-8', JAVA_REPLACE)",
                 f"{ind}    pos = string_end",
             ]
         if t == "bytes":

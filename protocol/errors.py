@@ -10,7 +10,6 @@ lives in `protocol/error_codes.py`; the broker maps these exceptions to codes.
     ├── InvalidVarint          a varint runs past 5 (varint) or 10 (varlong) bytes
     ├── InvalidLength          a negative length where null is not allowed, or a
     │                          length / count larger than the bytes that remain
-    ├── InvalidString          a string that is not valid UTF-8
     ├── InvalidFrame           a frame size prefix that is negative or over the limit
     ├── UnknownApiKey          a request header names an API key pylog has no schema for
     ├── UnsupportedVersion     a version outside the message's valid versions
@@ -34,10 +33,6 @@ class InvalidVarint(ProtocolError):
 
 class InvalidLength(ProtocolError):
     """A length or element count is negative where not allowed, or exceeds the input."""
-
-
-class InvalidString(ProtocolError):
-    """A string field holds bytes that are not valid UTF-8."""
 
 
 class InvalidFrame(ProtocolError):

@@ -10,8 +10,11 @@ All integers are big-endian two's complement. The variable-length forms:
 
     type              classic (non-flexible) form        compact form (flexible, KIP-482)
     string            int16 length + UTF-8, null = -1    uvarint(length + 1) + UTF-8, null = 0
+                      (bytes that are not UTF-8 are read as Java reads them: `decode_utf8`)
     bytes / records   int32 length + data,  null = -1    uvarint(length + 1) + data,  null = 0
     array             int32 count + items,  null = -1    uvarint(count + 1) + items,  null = 0
+                      (reading, any negative length or count is null where null is allowed, as
+                      Kafka's readers take it; elsewhere it is an error)
     uuid              16 raw bytes
     tagged fields     (flexible only) uvarint count, then per field in ascending tag order:
                       uvarint tag, uvarint size, size bytes
@@ -31,11 +34,12 @@ sliced or allocated, so a hostile length costs nothing. Truncated input raises
 
 from __future__ import annotations
 
+import codecs
 import functools
 import struct
 import uuid as _uuid
 
-from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, InvalidVarint
+from protocol.errors import BufferUnderflow, InvalidLength, InvalidVarint
 
 INT8 = struct.Struct(">b")
 INT16 = struct.Struct(">h")
@@ -151,11 +155,74 @@ def check_count(buf, pos: int, count: int) -> None:
         raise InvalidLength(f"array count {count} exceeds the {len(buf) - pos} bytes left")
 
 
+# Kafka reads every string with Java's `new String(bytes, UTF_8)`, which never fails: each
+# malformed sequence becomes one U+FFFD and reading goes on. So a string that is not UTF-8
+# is a value like any other (a topic name the broker then refuses, a group id, a client
+# id), not an unreadable request; and Kafka's tools print keys and values the same way.
+# Valid UTF-8 reads the same in both languages. Where the input is not, Python's own
+# "replace" cuts it into other pieces (it replaces ED A0 80, a surrogate written in UTF-8,
+# with three U+FFFD, Java with one), hence this error handler, named by `JAVA_REPLACE` (the
+# codec's decoders pass the name to `str`). Java's rules (`java.lang.String.decodeUTF8_UTF16`,
+# JDK 17), for a sequence that is malformed:
+#
+# - a byte 0x80-0xC1 or 0xF8-0xFF that starts it, or a two-byte lead (0xC2-0xDF) without its
+#   continuation byte (0x80-0xBF): one U+FFFD for that byte, and the next is read again;
+# - a three-byte lead (0xE0-0xEF): one U+FFFD for the lead alone when the next byte cannot
+#   continue it (or, after 0xE0, would make an overlong form); for the lead and that byte
+#   when only the byte after is at fault; for all three bytes when they encode a UTF-16
+#   surrogate (0xED 0xA0-0xBF ..);
+# - a four-byte lead (0xF0-0xF7): one U+FFFD for the lead alone when it is above 0xF4 or the
+#   next byte cannot continue it (or is out of range after 0xF0 and 0xF4, the overlong and
+#   above-U+10FFFF forms); for two bytes when the third is at fault; for three otherwise;
+# - a sequence cut short by the end of the input: one U+FFFD for the rest.
+
+JAVA_REPLACE = "pylog-java-replace"
+
+
+def _continues(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def java_malformed_length(data, start: int) -> int:
+    """How many bytes from `start` Java's UTF-8 decoding (JDK 17, `String.decodeUTF8_UTF16`)
+    replaces with one U+FFFD, given that the sequence starting at `start` is malformed.
+    A lead byte cut off by the end of the input takes the rest of the input with it."""
+    left = len(data) - start - 1  # bytes after the lead byte
+    lead = data[start]
+    if 0xE0 <= lead <= 0xEF:
+        if left >= 1:
+            second = data[start + 1]
+            if (lead == 0xE0 and second & 0xE0 == 0x80) or not _continues(second):
+                return 1  # an overlong lead or no continuation: the lead byte alone
+            if left >= 2:
+                # a second continuation makes a whole sequence (a surrogate); else two bytes
+                return 3 if _continues(data[start + 2]) else 2
+        return left + 1
+    if 0xF0 <= lead <= 0xF7:
+        if lead > 0xF4:
+            return 1
+        if left >= 1:
+            second = data[start + 1]
+            if ((lead == 0xF0 and not 0x90 <= second <= 0xBF) or (lead == 0xF4 and second & 0xF0 != 0x80)
+                    or not _continues(second)):
+                return 1  # overlong, above U+10FFFF, or no continuation: the lead byte alone
+            if left >= 2:
+                return 3 if _continues(data[start + 2]) else 2
+        return left + 1
+    return 1  # a continuation byte, C0, C1, F8-FF, or a two-byte lead without its continuation
+
+
+def _replace_as_java(error: UnicodeDecodeError) -> tuple[str, int]:
+    return "\ufffd", error.start + java_malformed_length(error.object, error.start)
+
+
+codecs.register_error(JAVA_REPLACE, _replace_as_java)
+
+
 def decode_utf8(raw) -> str:
-    try:
-        return str(raw, "utf-8")
-    except UnicodeDecodeError as e:
-        raise InvalidString(f"string is not valid UTF-8: {e.reason}") from None
+    """A string field's bytes as Kafka reads them: UTF-8, malformed sequences replaced as
+    Java replaces them."""
+    return str(raw, "utf-8", JAVA_REPLACE)
 
 
 def read_string(buf, pos: int, compact: bool, nullable: bool) -> tuple[str | None, int]:
@@ -165,8 +232,8 @@ def read_string(buf, pos: int, compact: bool, nullable: bool) -> tuple[str | Non
     else:
         n, = _unpack(INT16, buf, pos)
         pos += 2
-    if n < 0:
-        if n == -1 and nullable:
+    if n < 0:   # Kafka's readers take any negative length for null
+        if nullable:
             return None, pos
         raise InvalidLength(f"string length {n} where null is not allowed")
     end = check_length(buf, pos, n)
@@ -181,7 +248,7 @@ def read_bytes(buf, pos: int, compact: bool, nullable: bool):
         n, = _unpack(INT32, buf, pos)
         pos += 4
     if n < 0:
-        if n == -1 and nullable:
+        if nullable:
             return None, pos
         raise InvalidLength(f"bytes length {n} where null is not allowed")
     end = check_length(buf, pos, n)
@@ -197,7 +264,7 @@ def read_array_count(buf, pos: int, compact: bool, nullable: bool) -> tuple[int,
         n, = _unpack(INT32, buf, pos)
         pos += 4
     if n < 0:
-        if n == -1 and nullable:
+        if nullable:
             return -1, pos
         raise InvalidLength(f"array count {n} where null is not allowed")
     check_count(buf, pos, n)

@@ -107,7 +107,6 @@ from protocol.errors import (
     CorruptRecord,
     InvalidLength,
     InvalidRecord,
-    InvalidString,
     InvalidVarint,
     UnsupportedMagic,
 )
@@ -549,7 +548,7 @@ def iter_records(buf, position: int = 0, *,
                                 f"ends after {index}")
         try:
             record, record_position = _decode_record(data, record_position, header, log_append_time)
-        except (BufferUnderflow, InvalidVarint, InvalidLength, InvalidString) as error:
+        except (BufferUnderflow, InvalidVarint, InvalidLength) as error:
             raise InvalidRecord(f"record {index} of the batch is malformed: {error}") from None
         yield record
     if record_position != len(data):

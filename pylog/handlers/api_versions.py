@@ -15,6 +15,11 @@ and ApiVersionsResponse build them:
   among them; a feature at level 0 is not listed.
 - `finalized_features_epoch`: the offset of the metadata image the levels were read from.
 
+From v3 the request names the client's software and its version (KIP-511). Kafka takes
+either only when it is letters and digits, with `-` and `.` between them
+(`ApiVersionsRequest.isValid`), and answers anything else INVALID_REQUEST with no API
+listed; so does pylog.
+
 `NodeFeatures` is what the caller gives: a function of no argument, called per request,
 so the answer follows the metadata as it moves. The answer is encoded once per version and
 sent as it is while the features stay the same (`EncodedBody`, protocol/headers.py).
@@ -22,9 +27,11 @@ sent as it is while the features stay the same (`EncodedBody`, protocol/headers.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, NamedTuple
 
 from protocol import codec
+from protocol.error_codes import ErrorCode
 from protocol.headers import EncodedBody
 from protocol.messages import ApiVersionsResponse
 from pylog.dispatch import Dispatcher, RequestContext
@@ -32,6 +39,8 @@ from pylog.dispatch import Dispatcher, RequestContext
 SERVED_VERSIONS = (0, 4)       # the ApiVersions versions a broker or controller answers
 FEATURES_VERSION = 3           # the first version that carries features
 MIN_ZERO_FEATURES_VERSION = 4  # the first that may list a supported range starting at 0
+SOFTWARE_VERSION = 3           # the first version that names the client's software
+SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
 class NodeFeatures(NamedTuple):
@@ -55,8 +64,10 @@ def make_handler(dispatcher: Dispatcher, features: Callable[[], NodeFeatures]):
     # same. A metadata change moves the features' epoch, and the next request encodes anew.
     encoded: dict[int, tuple[NodeFeatures | None, EncodedBody]] = {}
 
-    async def handle(request, context: RequestContext) -> EncodedBody:
+    async def handle(request, context: RequestContext) -> EncodedBody | ApiVersionsResponse:
         version = context.api_version
+        if version >= SOFTWARE_VERSION and not names_software(request):
+            return ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST)
         node = features() if version >= FEATURES_VERSION else None
         kept = encoded.get(version)
         if kept is not None and kept[0] == node:
@@ -66,6 +77,12 @@ def make_handler(dispatcher: Dispatcher, features: Callable[[], NodeFeatures]):
         return body
 
     return handle
+
+
+def names_software(request) -> bool:
+    """Whether a v3+ request's client software name and version are both well formed."""
+    return (SOFTWARE_NAME_OR_VERSION.fullmatch(request.client_software_name) is not None
+            and SOFTWARE_NAME_OR_VERSION.fullmatch(request.client_software_version) is not None)
 
 
 def answer(advertised: list[tuple[int, int, int]], node: NodeFeatures | None, version: int) -> ApiVersionsResponse:

@@ -50,7 +50,23 @@ error, and the client needs it to act.
 Record bytes are sent from the segment files as stored: no batch is decoded or re-encoded,
 and none is read into Python while the socket keeps up (`os.sendfile`,
 pylog/frame_writer.py). Fetch sessions (KIP-227) are declined politely: the answer always
-carries session id 0, which tells the client to send full requests.
+carries session id 0, which tells the client to send full requests. So an incremental
+request (v7+, a session epoch other than 0 and -1) names a session that does not exist and
+gets FETCH_SESSION_ID_NOT_FOUND with no partition, as Kafka answers an unknown session.
+
+Requests refused whole, as Kafka refuses them (`refusal`), in its order:
+- a session id outside the ranges of Kafka's eight session-cache shards, in an incremental
+  request or, unless 0, in a full one: Kafka's lookup of the shard (`session_id` divided by
+  the range, `Int.MaxValue / 8`) throws, and the whole request fails UNKNOWN_SERVER_ERROR;
+- an incremental request: FETCH_SESSION_ID_NOT_FOUND (above);
+- an isolation level other than 0 and 1, once any partition is to be read (a consumer's in
+  the metadata, a follower's of a known topic): UNKNOWN_SERVER_ERROR, from Kafka's
+  `IsolationLevel.forId`.
+A request that fails whole is answered in Kafka's `FetchRequest.getErrorResponse` shape: the
+error at the top (v7+) and, below v13, in every partition named, each echoed as asked.
+A partition the metadata does not know is answered as Kafka's KafkaApis answers it,
+`FetchResponse.partitionResponse`: with an empty (not null) list of aborted transactions,
+where the partitions that reach a log carry null for read_uncommitted.
 
 Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
 id the metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its
@@ -73,6 +89,12 @@ from pylog.handlers.leader_hints import LeaderHints
 
 PartitionData = FetchResponse.PartitionData
 
+SESSION_VERSION = 7        # fetch sessions (KIP-227): session_id, session_epoch, a top-level error
+FULL_EPOCHS = (0, -1)      # a full request: open a session (0) or fetch without one (-1)
+SESSION_SHARDS = 8         # Kafka's fetch-session cache: 8 shards ...
+SESSION_ID_RANGE = (2**31 - 1) // SESSION_SHARDS   # ... of this many session ids each
+ISOLATION_LEVELS = (0, 1)  # read_uncommitted, read_committed
+
 TOPIC_ID_VERSION = 13      # topics named by id
 REPLICA_STATE_VERSION = 15  # replica_state instead of replica_id
 LEADER_HINT_VERSION = 16   # KIP-951: current_leader and node_endpoints
@@ -82,11 +104,13 @@ HINTED_ERRORS = (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH
 def make_handler(broker):
     async def handle(request, context):
         version = context.api_version
+        refused = refusal(broker, request, version)
+        if refused is not None:
+            return refused
         deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
         max_bytes = min(request.max_bytes, broker.config["fetch.max.bytes"])
         min_bytes = min(request.min_bytes, max_bytes)
-        names = [t.topic if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
-                 for t in request.topics]
+        names = topic_names(broker, request, version)
         keys = [(name, p.partition) for t, name in zip(request.topics, names) if name is not None
                 for p in t.partitions]
         while True:
@@ -97,6 +121,43 @@ def make_handler(broker):
             await broker.waiters.wait(keys, remaining)
 
     return handle
+
+
+def refusal(broker, request, version: int) -> FetchResponse | None:
+    """The answer to a request Kafka refuses whole, or None (the module's docstring)."""
+    if version >= SESSION_VERSION:
+        full = request.session_epoch in FULL_EPOCHS
+        if (not full or request.session_id != 0) and not (
+                -SESSION_ID_RANGE < request.session_id < SESSION_SHARDS * SESSION_ID_RANGE):
+            return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR)
+        if not full:
+            return FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0)
+    if request.isolation_level not in ISOLATION_LEVELS and any(
+            name is not None and (is_follower(request, version) or broker.in_metadata(name, p.partition))
+            for t, name in zip(request.topics, topic_names(broker, request, version)) for p in t.partitions):
+        return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR)
+    return None
+
+
+def failed_request(request, version: int, code: ErrorCode) -> FetchResponse:
+    """Kafka's `FetchRequest.getErrorResponse`: `code` at the top and, below v13, in every
+    partition named, topics as the request gives them."""
+    topics = [] if version >= TOPIC_ID_VERSION else [
+        FetchResponse.FetchableTopicResponse(topic=t.topic, topic_id=t.topic_id,
+                                             partitions=[unknown_partition(p.partition, code) for p in t.partitions])
+        for t in request.topics]
+    return FetchResponse(error_code=code, session_id=request.session_id, responses=topics)
+
+
+def topic_names(broker, request, version: int) -> list[str | None]:
+    """The name of each topic the request names (by id from v13; None for an unknown id)."""
+    return [t.topic if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
+            for t in request.topics]
+
+
+def is_follower(request, version: int) -> bool:
+    replica_id = request.replica_state.replica_id if version >= REPLICA_STATE_VERSION else request.replica_id
+    return replica_id >= 0
 
 
 def read_all(broker, request, names: list[str | None], version: int,
@@ -119,13 +180,13 @@ def read_all(broker, request, names: list[str | None], version: int,
         for partition_request in topic_request.partitions:
             index = partition_request.partition
             if name is None:
-                refused.append((name, topic_request.topic_id, failed(index, ErrorCode.UNKNOWN_TOPIC_ID)))
+                refused.append((name, topic_request.topic_id, unknown_partition(index, ErrorCode.UNKNOWN_TOPIC_ID)))
                 continue
             partition = broker.partition(name, index)
             if partition is None:
                 code = broker.no_partition_error(name, index)
                 if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-                    refused.append((name, topic_request.topic_id, failed(index, code)))
+                    refused.append((name, topic_request.topic_id, unknown_partition(index, code)))
                     continue
                 data, size = failed(index, code), 0
             elif replica_id >= 0:
@@ -240,6 +301,13 @@ def answered(partition, index: int, result, aborted_transactions: list | None = 
                          last_stable_offset=partition.last_stable_offset,
                          log_start_offset=partition.log_start_offset, aborted_transactions=aborted_transactions,
                          records=records), result.size_bytes
+
+
+def unknown_partition(index: int, code: int) -> PartitionData:
+    """A partition answered without reaching a log (Kafka's `FetchResponse.partitionResponse`):
+    no offsets, no records, and an empty list of aborted transactions."""
+    return PartitionData(partition_index=index, error_code=code, high_watermark=-1, last_stable_offset=-1,
+                         log_start_offset=-1, aborted_transactions=[], records=b"")
 
 
 def failed(index: int, code: int) -> PartitionData:

@@ -75,7 +75,7 @@ def coordinator(broker, key: str, key_type: int, host: str, port: int,
     if key_type not in (GROUP, TRANSACTION):
         return FindCoordinatorResponse.Coordinator(key=key, node_id=-1, host="", port=-1,
                                                    error_code=ErrorCode.INVALID_REQUEST,
-                                                   error_message=f"unknown coordinator key type {key_type}")
+                                                   error_message=ErrorCode.INVALID_REQUEST.message)
     if key_type == GROUP:
         leader = group_coordinator_node(broker, key)
         if leader is None:

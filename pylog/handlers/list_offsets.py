@@ -21,6 +21,10 @@ v0 answers with a list of offsets (`old_style_offsets`); v1+ with one offset and
 timestamp; v4+ with the leader epoch, and checks the epoch the client believes in.
 Only the leader answers (`Partition.check_leader`): a follower says NOT_LEADER_OR_FOLLOWER.
 
+An isolation level other than 0 and 1 (v2+) fails the whole request, as Kafka's
+`IsolationLevel.forId` makes it fail once any topic is named: every partition asked gets
+UNKNOWN_SERVER_ERROR, offset and timestamp -1 (`ListOffsetsRequest.getErrorResponse`).
+
 A lookup by time reads the records of a batch whole. One it cannot read (a compressed
 batch kept as it came, whose record lengths only the lenient reading of its append let
 pass: storage/log_validator.py) answers INVALID_RECORD for that partition, as Kafka's
@@ -39,11 +43,14 @@ from pylog.partition import NO_LEADER_EPOCH
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 # the first version that may ask for each special timestamp
 SPECIAL_TIMESTAMP_VERSIONS = {EARLIEST: 0, LATEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
+ISOLATION_LEVELS = (0, 1)   # read_uncommitted, read_committed
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
 
 
 def make_handler(broker):
     async def handle(request, context):
+        if request.isolation_level not in ISOLATION_LEVELS and request.topics:
+            return failed_request(request, ErrorCode.UNKNOWN_SERVER_ERROR)
         topics = []
         for topic in request.topics:
             partitions = [lookup(broker, topic.name, p, request.isolation_level, context.api_version,
@@ -53,6 +60,13 @@ def make_handler(broker):
         return ListOffsetsResponse(topics=topics)
 
     return handle
+
+
+def failed_request(request, code: ErrorCode) -> ListOffsetsResponse:
+    """Kafka's `ListOffsetsRequest.getErrorResponse`: `code` for every partition asked."""
+    return ListOffsetsResponse(topics=[ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=[
+        PartitionResponse(partition_index=p.partition_index, error_code=code, offset=-1, timestamp=-1)
+        for p in topic.partitions]) for topic in request.topics])
 
 
 def lookup(broker, topic: str, request, isolation_level: int, version: int,

@@ -36,10 +36,13 @@ An idempotent producer's retry of a batch the log already holds is a duplicate: 
 recognises it from the producer's last five batches and pylog answers with the offset the
 batch got the first time, writing nothing.
 
+A topic the metadata does not know is never created here, as in Kafka: its partitions get
+UNKNOWN_TOPIC_OR_PARTITION. Clients create topics on first use with Metadata
+(`allow_auto_topic_creation`), which they send before they produce.
+
 Versions: v13 names topics by id (`topic_id`; the response carries the id): an id the
-metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its partitions,
-and nothing is auto-created. Up to v12 topics are named, and an unknown name may be
-auto-created. From v10 a NOT_LEADER_OR_FOLLOWER partition carries the leader the metadata
+metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its partitions.
+Up to v12 topics are named. From v10 a NOT_LEADER_OR_FOLLOWER partition carries the leader the metadata
 knows, and the response those leaders' endpoints (pylog/handlers/leader_hints.py). v11 and
 v12 change nothing for what pylog serves (v12 is the transaction-v2 producers' version).
 """
@@ -85,10 +88,6 @@ def make_handler(broker):
             return answer_all(request, code, message)
         names = [t.name if version < TOPIC_ID_VERSION else broker.metadata.topic_name_by_id(t.topic_id)
                  for t in request.topic_data]
-        if version < TOPIC_ID_VERSION:
-            for name in names:
-                if name not in broker.metadata.topics:
-                    await broker.maybe_auto_create(name)
         now = now_ms()
         responses = []
         failed = []

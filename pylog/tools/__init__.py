@@ -5,7 +5,6 @@
   and protocol's record codec only), so that it can check what storage wrote.
 - `groups_cli`: `pylog groups`, consumer groups and their lag over the wire, the way
   `kafka-consumer-groups.sh` shows them; it speaks to any Kafka-compatible broker.
-- `java_text`: bytes to text as Java decodes UTF-8, for the dumps of keys and values.
 - `kafka_surface`: the README's table of the APIs, versions and features pylog presents,
   rendered from the broker's table (`python -m pylog.tools.kafka_surface --write`).
 """

@@ -16,7 +16,7 @@ and a corrupt or truncated file makes it stop and say where and why, not crash.
 The output is Kafka 4.1's (`kafka.tools.DumpLogSegments`), field for field, so what you
 learn here carries over to a real cluster and the two tools can be compared line by line
 (`make compat` does, on Kafka's own files). Keys and values print as Java decodes UTF-8,
-malformed bytes included (`pylog/tools/java_text.py`).
+malformed bytes included (`protocol.primitives.decode_utf8`).
 
 Reading a `.log` dump
 ---------------------
@@ -147,7 +147,7 @@ from protocol.compression import decompress
 from protocol.errors import ProtocolError
 from storage.errors import CorruptSnapshot
 from storage.producer_snapshot import read_snapshot_file
-from pylog.tools.java_text import java_utf8
+from protocol.primitives import decode_utf8
 
 __all__ = [
     "DumpResult", "dump_files", "dump_file", "dump_log_segment", "dump_offset_index",
@@ -722,7 +722,7 @@ def _data_fields(key: bytes | None, value: bytes | None, separator: str) -> str:
 
 def _decode(data: bytes) -> str:
     """Kafka's StringDecoder: UTF-8, malformed bytes replaced by U+FFFD as Java replaces them."""
-    return java_utf8(data)
+    return decode_utf8(data)
 
 
 # Old message sets (magic 0 and 1) ------------------------------------------------------

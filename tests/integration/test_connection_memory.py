@@ -89,10 +89,11 @@ def test_answers_of_many_partitions_are_not_held_whole(tmp_path):
     slowly: the broker's peak memory meanwhile grows by a few chunks per connection
     (pylog/frame_writer.py), not by the answers' size."""
     partitions, consumers = 40, 4
-    server = ServeProcess(tmp_path / "data", overrides={"num.partitions": partitions}).start()
+    server = ServeProcess(tmp_path / "data").start()
     try:
         pid = server.process.pid
         with WireClient(server.bootstrap_servers) as producer:
+            producer.create_topics(["wide"], partitions)
             fill_1_mb(producer, "wide", partitions)
         time.sleep(0.5)
         idle_mib = rss_mib(pid)
@@ -134,6 +135,7 @@ def test_a_client_that_sends_fetches_without_reading_holds_one_answer_at_a_time(
     try:
         pid = server.process.pid
         with WireClient(server.bootstrap_servers) as client:
+            client.create_topics(["one"], 1)
             fill_1_mb(client, "one", 1)
             time.sleep(0.5)
             idle_mib = rss_mib(pid)

@@ -140,6 +140,7 @@ def batch(pid: int, epoch: int, sequence: int, count: int, tag: str) -> bytes:
 def test_sequence_rules_over_a_raw_socket(kafka_broker):
     topic = "idem-raw"
     with WireClient(kafka_broker.bootstrap_servers) as wire:
+        wire.create_topics([topic], 1)
         pid, epoch = wire.init_producer_id()
         assert pid >= 0 and epoch == 0
         sent = [batch(pid, epoch, 10 * n, 10, f"b{n}") for n in range(6)]   # sequences 0..59

@@ -23,7 +23,6 @@ from protocol import primitives as p
 from protocol.errors import (
     BufferUnderflow,
     InvalidLength,
-    InvalidString,
     InvalidVarint,
     ProtocolError,
     UnknownApiKey,
@@ -201,16 +200,26 @@ def test_hand_built_frames_are_valid_when_unmodified():
     assert body.topic_data[0].partition_data[0].records is None  # nullable
 
 
+def test_any_negative_length_is_null_where_null_is_allowed():
+    """Kafka's generated readers test `length < 0`, not `== -1`: -2 or INT32_MIN is a null
+    topic list (all topics), a null client id, null records."""
+    for count in (-2, -(1 << 31)):
+        _, body = headers.decode_request(metadata_v1(struct.pack(">i", count)))
+        assert body.topics is None
+    header, _ = headers.decode_request(header_bytes(18, 0, 9, None, 0) + struct.pack(">h", -2))
+    assert header.client_id is None
+    _, body = headers.decode_request(produce_v3(struct.pack(">i", -2)))
+    assert body.topic_data[0].partition_data[0].records is None
+
+
 @pytest.mark.parametrize("frame,error", [
-    pytest.param(metadata_v1(struct.pack(">i", -2)), InvalidLength, id="array-count-minus-2"),
-    pytest.param(metadata_v1(struct.pack(">i", -(1 << 31))), InvalidLength, id="array-count-int32-min"),
     pytest.param(body_frame(messages.MetadataRequest, 0, struct.pack(">i", -1)), InvalidLength,
                  id="null-array-where-not-nullable"),
     pytest.param(metadata_v1(struct.pack(">i", 1) + struct.pack(">h", -1)), InvalidLength,
                  id="null-string-where-not-nullable"),
     pytest.param(metadata_v1(struct.pack(">i", 1) + struct.pack(">h", -2)), InvalidLength, id="string-length-minus-2"),
-    pytest.param(produce_v3(struct.pack(">i", -2)), InvalidLength, id="bytes-length-minus-2"),
-    pytest.param(header_bytes(18, 0, 9, None, 0) + struct.pack(">h", -2), InvalidLength, id="client-id-minus-2"),
+    pytest.param(body_frame(messages.MetadataRequest, 0, struct.pack(">i", -2)), InvalidLength,
+                 id="array-count-minus-2-where-not-nullable"),
     pytest.param(body_frame(messages.ApiVersionsRequest, 3, b"\x00\x01\x00"), InvalidLength,
                  id="compact-null-where-not-nullable"),
 ])
@@ -280,17 +289,21 @@ def test_overlong_varints_raise_invalid_varint(varint):
     assert isinstance(decode_safely(body_frame(messages.ApiVersionsRequest, 3, b"\x01\x01" + varint)), InvalidVarint)
 
 
-@pytest.mark.parametrize("raw", [b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"a\x80b", b"\xf8\x88\x80\x80\x80"])
-def test_invalid_utf8_raises_invalid_string(raw):
+@pytest.mark.parametrize("raw,text", [(b"\xff\xfe", "\ufffd\ufffd"), (b"\xc3", "\ufffd"), (b"\xed\xa0\x80", "\ufffd"),
+                                      (b"a\x80b", "a\ufffdb"), (b"\xf8\x88\x80\x80\x80", "\ufffd" * 5)])
+def test_strings_that_are_not_utf8_decode_as_java_reads_them(raw, text):
+    """Kafka reads a string with Java's `new String(bytes, UTF_8)`: malformed bytes become
+    U+FFFD, the request is read all the same."""
     # in the header's client_id
-    frame = struct.pack(">hhih", 18, 0, 1, len(raw)) + raw
-    assert isinstance(decode_safely(frame), InvalidString)
+    header, _ = headers.decode_request(struct.pack(">hhih", 18, 0, 1, len(raw)) + raw)
+    assert header.client_id == text
     # in a classic body string
-    frame = metadata_v1(struct.pack(">ih", 1, len(raw)) + raw)
-    assert isinstance(decode_safely(frame), InvalidString)
+    _, body = headers.decode_request(metadata_v1(struct.pack(">ih", 1, len(raw)) + raw))
+    assert [topic.name for topic in body.topics] == [text]
     # in a compact body string
-    frame = body_frame(messages.ApiVersionsRequest, 3, _uvarint(len(raw) + 1) + raw + b"\x01\x00")
-    assert isinstance(decode_safely(frame), InvalidString)
+    _, body = headers.decode_request(body_frame(messages.ApiVersionsRequest, 3,
+                                                _uvarint(len(raw) + 1) + raw + b"\x01\x00"))
+    assert body.client_software_name == text
 
 
 def test_valid_utf8_is_accepted():

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol import primitives as p
-from protocol.errors import BufferUnderflow, InvalidLength, InvalidString, InvalidVarint, ProtocolError
+from protocol.errors import BufferUnderflow, InvalidLength, InvalidVarint, ProtocolError
 from tests.protocol import strategies as S
 
 INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -216,20 +216,19 @@ def test_string_errors(compact):
     null = b"\x00" if compact else b"\xff\xff"
     with pytest.raises(InvalidLength):
         p.read_string(null, 0, compact, False)  # null where not nullable
-    if not compact:
+    if not compact:   # any negative length is null where null is allowed, as Kafka reads it
+        assert p.read_string(b"\xff\xfe", 0, compact, True) == (None, 2)  # -2
         with pytest.raises(InvalidLength):
-            p.read_string(b"\xff\xfe", 0, compact, True)  # -2
+            p.read_string(b"\xff\xfe", 0, compact, False)
     long_length = ref_uvarint(6) if compact else b"\x00\x05"
     with pytest.raises(BufferUnderflow):
         p.read_string(long_length + b"abcd", 0, compact, False)
-    bad = b"\xff\xfe"
+    bad = b"\xff\xfe"   # not UTF-8: read as Java reads it (tests/protocol/test_java_utf8.py)
     prefix = ref_uvarint(3) if compact else b"\x00\x02"
-    with pytest.raises(InvalidString):
-        p.read_string(prefix + bad, 0, compact, False)
+    assert p.read_string(prefix + bad, 0, compact, False) == ("\ufffd\ufffd", len(prefix) + 2)
     with pytest.raises(BufferUnderflow):
         p.read_string(b"", 0, compact, True)
-    with pytest.raises(InvalidString):
-        p.decode_utf8(b"\xc3")
+    assert p.decode_utf8(b"\xc3") == "\ufffd"
     assert p.decode_utf8(memoryview("ü".encode())) == "ü"
 
 
@@ -261,8 +260,9 @@ def test_bytes_errors(compact):
     with pytest.raises(InvalidLength):
         p.read_bytes(b"\x00" if compact else b"\xff\xff\xff\xff", 0, compact, False)
     if not compact:
+        assert p.read_bytes(struct.pack(">i", -2), 0, compact, True) == (None, 4)
         with pytest.raises(InvalidLength):
-            p.read_bytes(struct.pack(">i", -2), 0, compact, True)
+            p.read_bytes(struct.pack(">i", -2), 0, compact, False)
     huge = ref_uvarint(1 << 31) if compact else struct.pack(">i", (1 << 31) - 1)
     with pytest.raises(BufferUnderflow):
         p.read_bytes(huge + b"abc", 0, compact, False)
@@ -292,8 +292,9 @@ def test_array_count_errors(compact):
     with pytest.raises(InvalidLength):
         p.read_array_count(null, 0, compact, False)
     if not compact:
+        assert p.read_array_count(struct.pack(">i", -7), 0, compact, True) == (-1, 4)
         with pytest.raises(InvalidLength):
-            p.read_array_count(struct.pack(">i", -7), 0, compact, True)
+            p.read_array_count(struct.pack(">i", -7), 0, compact, False)
     # a count larger than the bytes left cannot be honest: every item takes a byte
     three = ref_uvarint(4) if compact else struct.pack(">i", 3)
     with pytest.raises(InvalidLength):

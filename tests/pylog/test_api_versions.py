@@ -63,3 +63,34 @@ def test_each_version_gets_its_own_answer_when_they_alternate(kafka_broker):
     assert first == again
     assert len(first[4].supported_features) == len(SUPPORTED_FEATURES) > len(first[3].supported_features)
     assert first[0].supported_features == [] and first[0].api_keys == first[4].api_keys
+
+
+@pytest.mark.parametrize("name,software_version", [
+    ("fuzz+client", "1.0"), ("-a", "1.0"), ("a-", "1.0"), ("a_b", "1.0"), ("", "1.0"), ("a\ufffd", "1.0"),
+    ("ok", "1.0+local"), ("ok", ""), ("ok", "1.0 ")])
+@pytest.mark.parametrize("version", [3, 4])
+def test_a_client_software_name_or_version_kafka_would_not_take_is_an_invalid_request(
+        kafka_broker, version, name, software_version):
+    """KIP-511's names are letters and digits, with `-` and `.` only between them
+    (Kafka's ApiVersionsRequest.isValid): anything else is INVALID_REQUEST, no API listed."""
+    client = RawClient(kafka_broker.bootstrap_servers)
+    try:
+        response = client.request(API_VERSIONS, version, ApiVersionsRequest(
+            client_software_name=name, client_software_version=software_version))
+    finally:
+        client.close()
+    assert (response.error_code, response.api_keys, response.supported_features) == (42, [], [])
+
+
+@pytest.mark.parametrize("name,software_version", [("a", "1"), ("a.b-c1", "4.1.1"), ("apache-kafka-java", "4.1.1"),
+                                                   ("confluent-kafka-python", "2.6.1-rdkafka-2.6.1")])
+def test_the_names_clients_send_are_taken(kafka_broker, name, software_version):
+    client = RawClient(kafka_broker.bootstrap_servers)
+    try:
+        response = client.request(API_VERSIONS, 3, ApiVersionsRequest(
+            client_software_name=name, client_software_version=software_version))
+    finally:
+        client.close()
+    assert response.error_code == 0 and response.api_keys
+    # below v3 the request names no software: nothing to check
+    assert api_versions(kafka_broker, 2).error_code == 0

@@ -126,6 +126,7 @@ def test_a_client_that_stops_reading_its_answers_is_idle(tmp_path):
     broker = EmbeddedBroker(tmp_path, config={"connections.max.idle.ms": "300"}).start()
     try:
         client = RawClient(broker.bootstrap_servers)
+        client.auto_create("t")
         batch = build_batch([(None, bytes(1000))] * 500, timestamp_ms=int(time.time() * 1000))
         answer = client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[
             ProduceRequest.TopicProduceData(name="t", partition_data=[

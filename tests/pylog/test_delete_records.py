@@ -85,8 +85,8 @@ def fetch(raw: RawClient, topic: str, offset: int):
 
 
 def test_both_apis_are_advertised(raw):
-    advertised = {k.api_key: (k.min_version, k.max_version)
-                  for k in raw.request(API_VERSIONS, 3, ApiVersionsRequest()).api_keys}
+    request = ApiVersionsRequest(client_software_name="t", client_software_version="1")
+    advertised = {k.api_key: (k.min_version, k.max_version) for k in raw.request(API_VERSIONS, 3, request).api_keys}
     assert advertised[DELETE_RECORDS] == (0, 2)
     assert advertised[DESCRIBE_LOG_DIRS] == (1, 4)
 

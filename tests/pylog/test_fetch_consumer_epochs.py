@@ -25,6 +25,7 @@ def fetch(client, offset: int, *, last_fetched_epoch: int = -1, isolation_level:
 
 def test_a_consumers_last_fetched_epoch_and_isolation_level(kafka_broker):
     client = RawClient(kafka_broker.bootstrap_servers)
+    client.auto_create("epochs")
     batch = build_batch([(None, b"v%d" % i) for i in range(5)], timestamp_ms=int(time.time() * 1000))
     answer = client.request(0, 9, ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[
         ProduceRequest.TopicProduceData(name="epochs", partition_data=[

@@ -15,6 +15,7 @@ PRODUCE, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH = 0, 1, 2, 23
 
 
 def produce_three(client, topic):
+    client.auto_create(topic)
     records = build_batch([(b"k", b"a"), (b"k", b"b"), (b"k", b"c")], timestamp_ms=1_700_000_000_000)
     request = ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[ProduceRequest.TopicProduceData(
         name=topic, partition_data=[ProduceRequest.PartitionProduceData(index=0, records=records)])])

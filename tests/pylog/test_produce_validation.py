@@ -34,8 +34,20 @@ def test_acks_must_be_0_1_or_all(kafka_broker):
     assert kafka_broker.call(lambda: kafka_broker.broker.partition("acks", 0).log_end_offset) == 0
 
 
+def test_produce_never_creates_a_topic(kafka_broker):
+    """As in Kafka, only Metadata auto-creates a topic (a producer asks for it before it
+    produces): a Produce to an unknown topic is UNKNOWN_TOPIC_OR_PARTITION, at every version,
+    and the topic stays unknown."""
+    client = RawClient(kafka_broker.bootstrap_servers)
+    for version in (3, 9, 12):
+        result = produce(client, "never-created", build_batch([(None, b"v")], timestamp_ms=1), version=version)
+        assert (result.error_code, result.base_offset) == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1)
+    assert kafka_broker.call(lambda: "never-created" in kafka_broker.broker.metadata.topics) is False
+
+
 def test_acks_zero_gets_no_response_but_is_appended(kafka_broker):
     client = RawClient(kafka_broker.bootstrap_servers, timeout_s=1)
+    client.auto_create("fire-and-forget")
     client.send(PRODUCE, 9, produce_request("fire-and-forget", build_batch([(None, b"v")], timestamp_ms=1), acks=0))
     # The next request's answer is the first thing on the wire: nothing came for acks=0.
     result = produce(client, "fire-and-forget", build_batch([(None, b"w")], timestamp_ms=1), acks=1)

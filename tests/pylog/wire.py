@@ -6,7 +6,7 @@ import socket
 import struct
 
 from protocol import headers
-from protocol.messages import RequestHeader
+from protocol.messages import MetadataRequest, RequestHeader
 
 
 class RawClient:
@@ -42,6 +42,13 @@ class RawClient:
                 raise ConnectionError("connection closed by the broker")
             data += chunk
         return bytes(data)
+
+    def auto_create(self, topic: str) -> None:
+        """A client's Metadata request for `topic`, allowed to create it (as a producer sends
+        before it produces: Produce itself never creates a topic, in Kafka as in pylog)."""
+        response = self.request(3, 12, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                                       allow_auto_topic_creation=True))
+        assert [(t.name, t.error_code) for t in response.topics] == [(topic, 0)], response.topics
 
     def close(self) -> None:
         self.sock.close()

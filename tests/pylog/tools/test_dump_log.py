@@ -747,7 +747,7 @@ def test_imports_only_the_record_codec_and_file_formats():
                             if node.module == "protocol")
     project = {name for name in imported if name.split(".")[0] in ("protocol", "pylog", "storage")}
     assert project <= {"protocol", "protocol.records", "protocol.compression", "protocol.errors",
-                       "storage.errors", "storage.producer_snapshot", "pylog.tools.java_text"}
+                       "protocol.primitives", "storage.errors", "storage.producer_snapshot"}
 
 
 def test_producer_snapshot_files_are_dumped(tmp_path):

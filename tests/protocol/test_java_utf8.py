@@ -1,8 +1,10 @@
-"""`java_utf8`: Java's decoding of UTF-8, malformed input included.
+"""`decode_utf8`: a string field's bytes read as Kafka's Java reads them, malformed input
+included.
 
-The expected strings follow Java's decoder rule by rule (pylog/tools/java_text.py says which);
+The expected strings follow Java's decoder rule by rule (protocol/primitives.py says which);
 tests/compat/test_on_disk.py compares `pylog dump-log` with `kafka-dump-log.sh` on random
-binary values, which checks the same against Java itself.
+binary values, and tests/compat/test_odd_values.py sends such strings to both brokers,
+which checks the same against Java itself.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pylog.tools.java_text import java_utf8
+from protocol.primitives import decode_utf8 as java_utf8
 
 R = "\ufffd"
 
