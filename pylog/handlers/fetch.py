@@ -133,7 +133,7 @@ def refusal(broker, request, version: int) -> FetchResponse | None:
         if not full:
             return FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0)
     if request.isolation_level not in ISOLATION_LEVELS and any(
-            name is not None and (is_follower(request, version) or broker.in_metadata(name, p.partition))
+            name is not None and (replica(request, version)[0] >= 0 or broker.in_metadata(name, p.partition))
             for t, name in zip(request.topics, topic_names(broker, request, version)) for p in t.partitions):
         return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR)
     return None
@@ -155,9 +155,11 @@ def topic_names(broker, request, version: int) -> list[str | None]:
             for t in request.topics]
 
 
-def is_follower(request, version: int) -> bool:
-    replica_id = request.replica_state.replica_id if version >= REPLICA_STATE_VERSION else request.replica_id
-    return replica_id >= 0
+def replica(request, version: int) -> tuple[int, int]:
+    """(replica id, broker epoch) of the fetcher: a follower's id is >= 0, a consumer's < 0."""
+    if version >= REPLICA_STATE_VERSION:
+        return request.replica_state.replica_id, request.replica_state.replica_epoch
+    return request.replica_id, -1
 
 
 def read_all(broker, request, names: list[str | None], version: int,
@@ -169,10 +171,7 @@ def read_all(broker, request, names: list[str | None], version: int,
     total = 0
     has_error = False
     topics = []
-    if version >= REPLICA_STATE_VERSION:
-        replica_id, broker_epoch = request.replica_state.replica_id, request.replica_state.replica_epoch
-    else:
-        replica_id, broker_epoch = request.replica_id, -1
+    replica_id, broker_epoch = replica(request, version)
     hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
     now = now_ms()
     refused = []   # (name, topic id, answer): what the metadata does not know, answered last
