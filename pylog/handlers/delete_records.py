@@ -98,14 +98,9 @@ def kafkas_order(partitions: list[tuple[str, int]], any_in_metadata: bool) -> li
     def hashes(tps):
         return [topic_partition_hash(topic, index) for topic, index in tps]
 
-    def as_merged(tps, _hashes):
-        return tps
-
     merged = mutable_hash_set_order(partitions, hashes(partitions))
-    inner = as_merged
-    if any_in_metadata:
-        inner = mutable_hash_set_order
-    elif len(merged) > SMALL_SET_MAX:
+    inner = mutable_hash_set_order if any_in_metadata else lambda tps, _hashes: tps   # as merged
+    if not any_in_metadata and len(merged) > SMALL_SET_MAX:
         merged = champ_order(merged, hashes(merged))
         inner = champ_order
     by_topic: dict[str, list[tuple[str, int]]] = {}

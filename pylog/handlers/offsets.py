@@ -106,16 +106,16 @@ def make_offset_commit_handler(broker):
                     refused.setdefault(topic.name, []).append(answer)
             if valid:
                 to_coordinator.append((topic.name, valid))
-        if not to_coordinator:
-            return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in refused.items()])
-        await commit(broker, request, version, now,
-                     [(name, answer, p) for name, valid in to_coordinator for answer, p in valid])
-        answered = [(name, [answer for answer, _ in valid]) for name, valid in to_coordinator]
-        if not refused:   # the coordinator's answer as it is, a topic entry for each of the request's
-            return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in answered])
-        for name, partitions in answered:
-            refused.setdefault(name, []).extend(partitions)
-        return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in refused.items()])
+        answered = []   # the coordinator's answer: a topic entry for each request entry it got
+        if to_coordinator:
+            await commit(broker, request, version, now,
+                         [(name, answer, p) for name, valid in to_coordinator for answer, p in valid])
+            answered = [(name, [answer for answer, _ in valid]) for name, valid in to_coordinator]
+        if refused:   # merged into the refused ones, by topic
+            for name, partitions in answered:
+                refused.setdefault(name, []).extend(partitions)
+            answered = list(refused.items())
+        return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in answered])
 
     return handle
 

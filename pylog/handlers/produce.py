@@ -42,9 +42,9 @@ UNKNOWN_TOPIC_OR_PARTITION. Clients create topics on first use with Metadata
 
 Versions: v13 names topics by id (`topic_id`; the response carries the id): an id the
 metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its partitions.
-Up to v12 topics are named. From v10 a NOT_LEADER_OR_FOLLOWER partition carries the leader the metadata
-knows, and the response those leaders' endpoints (pylog/handlers/leader_hints.py). v11 and
-v12 change nothing for what pylog serves (v12 is the transaction-v2 producers' version).
+Up to v12 topics are named. From v10 a NOT_LEADER_OR_FOLLOWER partition carries the leader
+the metadata knows, and the response those leaders' endpoints (pylog/handlers/leader_hints.py).
+v11 and v12 change nothing for what pylog serves (v12 is the transaction-v2 producers' version).
 """
 
 from __future__ import annotations

@@ -145,9 +145,9 @@ from typing import TextIO
 from protocol import records
 from protocol.compression import decompress
 from protocol.errors import ProtocolError
+from protocol.primitives import decode_utf8
 from storage.errors import CorruptSnapshot
 from storage.producer_snapshot import read_snapshot_file
-from protocol.primitives import decode_utf8
 
 __all__ = [
     "DumpResult", "dump_files", "dump_file", "dump_log_segment", "dump_offset_index",
@@ -710,19 +710,15 @@ def _control_fields(record: records.Record, position: int, result: DumpResult) -
 
 
 def _data_fields(key: bytes | None, value: bytes | None, separator: str) -> str:
-    """` key: ...` and ` payload: ...`, each left out when null, as UTF-8 text."""
+    """` key: ...` and ` payload: ...`, each left out when null, as Kafka's StringDecoder
+    prints them: UTF-8, malformed bytes replaced as Java replaces them."""
     text = ""
     if key is not None:
-        text += f"{separator}key: {_decode(key)}"
+        text += f"{separator}key: {decode_utf8(key)}"
         separator = " "
     if value is not None:
-        text += f"{separator}payload: {_decode(value)}"
+        text += f"{separator}payload: {decode_utf8(value)}"
     return text
-
-
-def _decode(data: bytes) -> str:
-    """Kafka's StringDecoder: UTF-8, malformed bytes replaced by U+FFFD as Java replaces them."""
-    return decode_utf8(data)
 
 
 # Old message sets (magic 0 and 1) ------------------------------------------------------

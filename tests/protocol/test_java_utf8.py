@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.primitives import decode_utf8 as java_utf8
+from protocol.primitives import decode_utf8
 
 R = "\ufffd"
 
@@ -43,18 +43,18 @@ R = "\ufffd"
     (b"\xf8\x88\x80\x80\x80", R * 5),
 ])
 def test_java_replacements(data, expected):
-    assert java_utf8(data) == expected
+    assert decode_utf8(data) == expected
 
 
 @settings(deadline=None)   # no wall-clock bound per example: the suite shares two cores
 @given(st.text())
 def test_well_formed_text_decodes_as_python_does(text):
-    assert java_utf8(text.encode()) == text
+    assert decode_utf8(text.encode()) == text
 
 
 @settings(deadline=None)
 @given(st.binary(max_size=64))
 def test_any_bytes_decode(data):
-    text = java_utf8(data)
+    text = decode_utf8(data)
     assert isinstance(text, str) and len(text) <= len(data)
     assert all(not 0xD800 <= ord(c) <= 0xDFFF for c in text)
