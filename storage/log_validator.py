@@ -228,12 +228,13 @@ def validate_records(view: memoryview, headers: list[tuple[int, BatchHeader]], c
             scan = scan_records(data, header.records_count, strict_lengths=strict_lengths)
         except InvalidRecord as exc:
             raise InvalidBatch(str(exc), position) from exc
-        if codec != Compression.NONE and in_place and scan.first_out_of_order_index >= 0:
-            # Kafka would have to rebuild the batch from the partial records it read, and fails.
-            raise UnreadableBatch(f"the compressed records of the batch at position {position} have offset "
-                                  f"deltas that are not 0..{header.records_count - 1}")
         _check_timestamps_and_keys(view, position, header, scan.min_timestamp_delta, scan.max_timestamp_delta,
                                    scan.first_keyless_index, config, now_ms, partition, strict_lengths)
+        if codec != Compression.NONE and in_place and scan.first_out_of_order_index >= 0:
+            # Kafka would have to rebuild the batch from the partial records it read, and fails;
+            # it gets there only when no record broke a rule (those are refused first).
+            raise UnreadableBatch(f"the compressed records of the batch at position {position} have offset "
+                                  f"deltas that are not 0..{header.records_count - 1}")
         if in_place:
             header = _set_max_timestamp(view, position, header, scan.max_timestamp_delta, config)
         else:

@@ -226,6 +226,22 @@ def shapes(now_ms: int | None = None) -> list[Shape]:
               record_errors=((1, keyless),),
               message=many_errors.format(n=1, errors="RecordError(batchIndex=1, message='" + keyless + "')"),
               topic_configs={"cleanup.policy": "compact"}),
+        # A record that breaks a rule is refused before Kafka gets to rebuild the batch (which
+        # fails, as "lz4 batch with inner offset deltas 0, 5" above shows).
+        Shape("a keyless record with inner offset deltas 0, 5, compressed, on a compacted topic",
+              raw_batch(record_bytes(0) + record_bytes(5, key=None), records_count=2, last_offset_delta=1,
+                        base_timestamp=now, compression=Compression.LZ4),
+              ErrorCode.INVALID_RECORD,
+              record_errors=((1, keyless),),
+              message=many_errors.format(n=1, errors="RecordError(batchIndex=1, message='" + keyless + "')"),
+              topic_configs={"cleanup.policy": "compact"}),
+        Shape("a record two hours ahead with inner offset deltas 0, 5, compressed",
+              raw_batch(record_bytes(0) + record_bytes(5, timestamp_delta=2 * hour), records_count=2,
+                        last_offset_delta=1, base_timestamp=now, compression=Compression.GZIP),
+              ErrorCode.INVALID_TIMESTAMP,
+              record_errors=((1, "Timestamp {ts} of message with offset 5 is out of range. "
+                                 "The timestamp should be within [{low}, {high}]"),),
+              message="One or more records have been rejected due to invalid timestamp"),
         Shape("a compressed LogAppendTime batch from a client on a LogAppendTime topic",
               raw_batch(record_bytes(0) + record_bytes(1, value=None), records_count=2, last_offset_delta=1,
                         base_timestamp=now, attributes=0x08, compression=Compression.LZ4),
