@@ -17,6 +17,7 @@ none of this follows; no group has that many members on one bucket in practice.
 from __future__ import annotations
 
 import functools
+import itertools
 import struct
 from typing import Any, Iterable, Iterator
 
@@ -50,6 +51,20 @@ def topic_partition_hash(topic: str, partition: int) -> int:
     return int32(31 * (31 + partition) + java_string_hashcode(topic))
 
 
+def uuid_hash(topic_id) -> int:
+    """Kafka's `Uuid.hashCode` (as a non-negative 32-bit pattern): the two halves of its bits
+    xor-ed, then the two halves of that."""
+    bits = topic_id.int
+    folded = (bits >> 64) ^ (bits & 0xFFFF_FFFF_FFFF_FFFF)
+    return ((folded >> 32) ^ folded) & 0xFFFF_FFFF
+
+
+def topic_id_partition_hash(topic_id, topic: str, partition: int) -> int:
+    """Kafka's TopicIdPartition.hashCode (int32): 31 * (31 + the id's hash) + the
+    TopicPartition's."""
+    return int32(31 * (31 + uuid_hash(topic_id)) + topic_partition_hash(topic, partition))
+
+
 def hash_set_order(texts: Iterable[str]) -> list[str]:
     """The distinct `texts` as `new HashSet<>(texts)` iterates them: a HashMap whose table is
     sized for them up front (the power of two at or above size / 0.75 + 1, at least 16),
@@ -64,23 +79,26 @@ def hash_set_order(texts: Iterable[str]) -> list[str]:
     return list(table)
 
 
-def computed_bucket_order(key_hashes_per_call: Iterable[int]) -> list[int]:
-    """The order in which a HashMap filled with one `computeIfAbsent` per element (the same
-    key's hash again for a key it holds) iterates its distinct keys, as indexes in order of
-    first appearance: the table doubles at the start of a call once it holds more than
-    three quarters of its size (a call for a key it holds too), and after linking a new key
-    at its bucket's head, when that bucket had seven or more, if it has fewer than 64."""
+def computed_bucket_order(key_hashes_per_call: Iterable[int], keys: Iterable[Any] | None = None) -> list[int]:
+    """The order in which a HashMap filled with one `computeIfAbsent` (or `compute`) per
+    element (the same key's hash again for a key it holds) iterates its distinct keys, as
+    indexes in order of first appearance: the table doubles at the start of a call once it
+    holds more than three quarters of its size (a call for a key it holds too), and after
+    linking a new key at its bucket's head, when that bucket had seven or more, if it has
+    fewer than 64. `keys`, the key of each call, tells keys apart that share a hash;
+    without them a hash stands for its key."""
     hashes: list[int] = []
-    seen: set[int] = set()
+    seen: set[Any] = set()
     capacity = 16
-    for key_hash in key_hashes_per_call:
+    for key_hash, key in zip(key_hashes_per_call, keys if keys is not None else itertools.repeat(None)):
         if len(hashes) > capacity * 3 // 4:
             capacity *= 2
-        if key_hash in seen:
+        identity = key_hash if keys is None else key
+        if identity in seen:
             continue
         already = _in_bucket(hashes, key_hash, capacity)
         hashes.append(key_hash)
-        seen.add(key_hash)
+        seen.add(identity)
         if already >= 7 and capacity < TREEIFY_CAPACITY:
             capacity *= 2
     return sorted(range(len(hashes)), key=lambda i: (hashes[i] & (capacity - 1), -i))

@@ -5,10 +5,11 @@ else:
 
 1. The request (`check_produce_records`, `first_batch_attributes`): what one partition's
    `records` field of a Produce request may hold. At least one whole batch, magic 2, no
-   zstd before Produce v7, exactly one batch (a partial batch after it is dropped, as
-   Kafka drops it). `first_batch_attributes` is the pass Kafka makes over every partition
-   before anything else, to find transactional batches; it is also where a size prefix
-   below 14 bytes or an impossible magic byte fails the whole request.
+   zstd (nor a codec id Kafka does not know) before Produce v7, exactly one batch (a
+   partial batch after it is dropped, as Kafka drops it). `first_batch_attributes` is the
+   pass Kafka makes over every partition before anything else, to find transactional
+   batches; it is also where a size prefix below 14 bytes or an impossible magic byte
+   fails the whole request.
 2. The format of every batch, for every append (`analyze_batches`): magic, lengths,
    CRC-32C, counts (protocol.records.validate_batch), `max.message.bytes`, a client's base
    offset 0, a follower's offsets going forward.
@@ -128,9 +129,15 @@ def check_produce_records(records, produce_version: int) -> int:
         raise InvalidBatch(f"Produce requests with version {produce_version} are only allowed to "
                            f"contain record batches with magic version 2")
     attributes, = INT16.unpack_from(records, ATTRIBUTES_POSITION)
-    if produce_version < _ZSTD_MIN_PRODUCE_VERSION and attributes & COMPRESSION_MASK == Compression.ZSTD:
-        raise UnsupportedCompressionType(f"Produce requests with version {produce_version} are not allowed "
-                                         f"to use ZStandard compression")
+    codec = attributes & COMPRESSION_MASK
+    if produce_version < _ZSTD_MIN_PRODUCE_VERSION:
+        if codec > Compression.ZSTD:
+            # Kafka reads the codec to look for zstd, and an id it does not know throws (an
+            # UNKNOWN_SERVER_ERROR for the whole request); from v7 the CRC is checked first.
+            raise UnreadableBatch(f"Unknown compression type id: {codec}")
+        if codec == Compression.ZSTD:
+            raise UnsupportedCompressionType(f"Produce requests with version {produce_version} are not allowed "
+                                             f"to use ZStandard compression")
     if _next_batch_size(records, first_size) is not None:
         raise InvalidBatch(f"Produce requests with version {produce_version} are only allowed to "
                            f"contain exactly one record batch per partition")

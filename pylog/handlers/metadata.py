@@ -44,7 +44,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import MetadataResponse
 from protocol.schema import ZERO_UUID
 from pylog.handlers import authorized_operations
-from pylog.java_order import java_string_hashcode
+from pylog.java_order import java_string_hashcode, uuid_hash
 from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
 from pylog.scala_order import (
     SMALL_SET_MAX,
@@ -155,13 +155,6 @@ def by_topic_id(broker, topic_ids: list) -> list[Topic]:
 
 def name_hash(name: str | None) -> int:
     return 0 if name is None else java_string_hashcode(name)
-
-
-def uuid_hash(topic_id) -> int:
-    """Kafka's `Uuid.hashCode`: the two halves of its bits xor-ed, then the two halves of that."""
-    bits = topic_id.int
-    folded = (bits >> 64) ^ (bits & 0xFFFF_FFFF_FFFF_FFFF)
-    return ((folded >> 32) ^ folded) & 0xFFFF_FFFF
 
 
 def describe_topic(broker, topic: TopicInfo) -> Topic:
