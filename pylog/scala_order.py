@@ -73,17 +73,16 @@ def mutable_hash_set_order(elements: Sequence[T], hashes: Sequence[int]) -> list
     return [elements[position] for _, position in keyed]
 
 
-def _unsigned_shift(value: int, bits: int) -> int:
-    return (value & 0xFFFFFFFF) >> bits
-
-
 def improve(h: int) -> int:
-    """Scala's `Hashing.improve`, the hash an immutable `HashSet` places an element by."""
-    h = int32(h)
-    x = int32(h + ~int32(h << 9))
-    x = int32(x ^ _unsigned_shift(x, 14))
-    x = int32(x + int32(x << 4))
-    return int32(x ^ _unsigned_shift(x, 10))
+    """Scala's `Hashing.improve`, the hash an immutable `HashSet` places an element by
+    (int32). Worked on the unsigned 32-bit pattern, where Java's int arithmetic is the same
+    arithmetic modulo 2^32, `~x` is `x ^ 0xFFFFFFFF` and `>>>` is `>>`."""
+    h &= 0xFFFFFFFF
+    x = (h + (((h << 9) & 0xFFFFFFFF) ^ 0xFFFFFFFF)) & 0xFFFFFFFF
+    x ^= x >> 14
+    x = (x + (x << 4)) & 0xFFFFFFFF
+    x ^= x >> 10
+    return x - ((x >> 31) << 32)
 
 
 def champ_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:

@@ -31,7 +31,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import ProduceResponse
 from protocol.schema import ZERO_UUID
 from pylog.java_order import computed_bucket_order, spread, topic_id_partition_hash
-from pylog.scala_order import immutable_set_order, mutable_hash_set_order
+from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 
@@ -49,13 +49,21 @@ class PartitionKey(NamedTuple):
 
 def answer_order(*maps: dict[PartitionKey, PartitionResponse]) -> list[tuple[PartitionKey, PartitionResponse]]:
     """The entries of `maps` (Kafka's mutable maps, in the order they are merged; a key in a
-    later map takes that map's answer) as the immutable `Map` merged from them iterates."""
-    keys: list[PartitionKey] = []
+    later map takes that map's answer) as the immutable `Map` merged from them iterates:
+    the trie's order from the fifth key (whatever the maps' own orders), else the order
+    added."""
     merged: dict[PartitionKey, PartitionResponse] = {}
     for entries in maps:
-        keys += mutable_hash_set_order(list(entries), [key.java_hash() for key in entries])
         merged.update(entries)
-    ordered = immutable_set_order(keys, [key.java_hash() for key in keys])
+    if len(merged) <= 1:
+        return list(merged.items())
+    if len(merged) > SMALL_SET_MAX:
+        ordered = champ_order(list(merged), [key.java_hash() for key in merged])
+    else:
+        added: list[PartitionKey] = []
+        for entries in maps:
+            added += mutable_hash_set_order(list(entries), [key.java_hash() for key in entries])
+        ordered = list(dict.fromkeys(added))
     return [(key, merged[key]) for key in ordered]
 
 
