@@ -68,6 +68,12 @@ A partition the metadata does not know is answered as Kafka's KafkaApis answers 
 `FetchResponse.partitionResponse`: with an empty (not null) list of aborted transactions,
 where the partitions that reach a log carry null for read_uncommitted.
 
+The answer keeps the request's order, as Kafka's LinkedHashMap of the partitions named
+does: a partition named twice is answered once, in its first place, for its last entry;
+partitions the metadata does not know come after the others, for a consumer those of an
+unknown topic id first (Kafka finds them in a pass of their own), for a follower in the
+request's order; a partition is grouped with the one before it when they share a topic.
+
 Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
 id the metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its
 partitions. From v16 a partition refused with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH
@@ -175,31 +181,35 @@ def read_all(broker, request, names: list[str | None], version: int,
     hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
     now = now_ms()
     refused = []   # (name, topic id, answer): what the metadata does not know, answered last
-    for topic_request, name in zip(request.topics, names):
-        for partition_request in topic_request.partitions:
-            index = partition_request.partition
-            if name is None:
-                refused.append((name, topic_request.topic_id, unknown_partition(index, ErrorCode.UNKNOWN_TOPIC_ID)))
+    # Kafka's LinkedHashMap of the partitions named: a partition named again keeps its first
+    # place and takes its last entry
+    named = {(topic_request.topic_id, name, partition_request.partition): (topic_request, partition_request)
+             for topic_request, name in zip(request.topics, names) for partition_request in topic_request.partitions}
+    for (_, name, index), (topic_request, partition_request) in named.items():
+        if name is None:
+            refused.append((name, topic_request.topic_id, unknown_partition(index, ErrorCode.UNKNOWN_TOPIC_ID)))
+            continue
+        partition = broker.partition(name, index)
+        if partition is None:
+            code = broker.no_partition_error(name, index)
+            if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                refused.append((name, topic_request.topic_id, unknown_partition(index, code)))
                 continue
-            partition = broker.partition(name, index)
-            if partition is None:
-                code = broker.no_partition_error(name, index)
-                if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-                    refused.append((name, topic_request.topic_id, unknown_partition(index, code)))
-                    continue
-                data, size = failed(index, code), 0
-            elif replica_id >= 0:
-                data, size = read_for_follower(broker, partition, partition_request, replica_id, broker_epoch,
-                                               budget, first=(total == 0), now=now)
-            else:
-                data, size = read_partition(partition, partition_request,
-                                            request.isolation_level, budget, first=(total == 0))
-            if hints is not None and data.error_code in HINTED_ERRORS:
-                data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
-            _add(topics, name, topic_request.topic_id, data)
-            has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
-            total += size
-            budget = max(budget - size, 0)
+            data, size = failed(index, code), 0
+        elif replica_id >= 0:
+            data, size = read_for_follower(broker, partition, partition_request, replica_id, broker_epoch,
+                                           budget, first=(total == 0), now=now)
+        else:
+            data, size = read_partition(partition, partition_request,
+                                        request.isolation_level, budget, first=(total == 0))
+        if hints is not None and data.error_code in HINTED_ERRORS:
+            data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
+        _add(topics, name, topic_request.topic_id, data)
+        has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
+        total += size
+        budget = max(budget - size, 0)
+    if replica_id < 0:   # a consumer's unknown topic ids come first: Kafka finds them in a pass of their own
+        refused.sort(key=lambda entry: entry[2].error_code != ErrorCode.UNKNOWN_TOPIC_ID)
     for name, topic_id, data in refused:
         _add(topics, name, topic_id, data)
     has_error = has_error or bool(refused)

@@ -12,6 +12,10 @@
     timestamp t   the first offset whose record timestamp is >= t, found through the
                   time index (no such record: offset -1)
 
+A partition named more than once is answered once, INVALID_REQUEST, and looked up never.
+The answer lists each partition once, in the order of Kafka's maps (`in_kafkas_order`), not
+the request's; a topic named with no partition is left out.
+
 A negative timestamp the request's version does not know (or none above) is refused with
 UNSUPPORTED_VERSION before anything else is looked at, as Kafka's ReplicaManager does;
 v0, which Kafka 4 dropped, takes -1 and -2. v10 adds `timeout_ms`, which bounds Kafka's
@@ -33,12 +37,16 @@ does; a failed read of the file, KAFKA_STORAGE_ERROR.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from protocol.error_codes import ErrorCode
 from protocol.errors import InvalidRecord
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
 from pylog.errors import error_code_for
+from pylog.java_order import java_string_hashcode, topic_partition_hash
 from pylog.partition import NO_LEADER_EPOCH
+from pylog.scala_order import champ_order, mutable_hash_set_order
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 # the first version that may ask for each special timestamp
@@ -51,15 +59,33 @@ def make_handler(broker):
     async def handle(request, context):
         if request.isolation_level not in ISOLATION_LEVELS and request.topics:
             return failed_request(request, ErrorCode.UNKNOWN_SERVER_ERROR)
-        topics = []
-        for topic in request.topics:
-            partitions = [lookup(broker, topic.name, p, request.isolation_level, context.api_version,
-                                 request.replica_id)
-                          for p in topic.partitions]
-            topics.append(ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
-        return ListOffsetsResponse(topics=topics)
+        named = [(topic.name, p) for topic in request.topics for p in topic.partitions]
+        counts = Counter((name, p.partition_index) for name, p in named)
+        answers: dict[tuple[str, int], PartitionResponse] = {}
+        for name, p in named:
+            if counts[(name, p.partition_index)] > 1:
+                answers[(name, p.partition_index)] = PartitionResponse(partition_index=p.partition_index,
+                                                                       error_code=ErrorCode.INVALID_REQUEST)
+            else:
+                answers[(name, p.partition_index)] = lookup(broker, name, p, request.isolation_level,
+                                                            context.api_version, request.replica_id)
+        return ListOffsetsResponse(topics=in_kafkas_order(answers))
 
     return handle
+
+
+def in_kafkas_order(answers: dict[tuple[str, int], PartitionResponse]) -> list:
+    """The answers as Kafka's ReplicaManager lists them: from a `mutable.HashMap` keyed by
+    TopicPartition, grouped by topic (`groupBy`: an immutable `HashMap` of the names, each
+    holding a `mutable.HashMap` of its partitions), pylog/scala_order.py."""
+    by_topic: dict[str, list[tuple[str, int]]] = {}
+    for key in answers:
+        by_topic.setdefault(key[0], []).append(key)
+    names = champ_order(list(by_topic), [java_string_hashcode(name) for name in by_topic])
+    return [ListOffsetsResponse.ListOffsetsTopicResponse(name=name, partitions=[
+        answers[key] for key in mutable_hash_set_order(by_topic[name], [topic_partition_hash(*key)
+                                                                         for key in by_topic[name]])])
+        for name in names]
 
 
 def failed_request(request, code: ErrorCode) -> ListOffsetsResponse:
