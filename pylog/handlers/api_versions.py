@@ -4,6 +4,12 @@ Clients send it first on every connection and pick, per API, the highest version
 sides know. The answer lists the dispatcher's table. A version the node does not serve
 never reaches this handler: the dispatcher answers it with the KIP-511 fallback.
 
+One range is advertised wider than it is served, as Kafka 4.1 advertises it: Produce from
+v0, though a Produce below v3 closes the connection (Kafka's
+`ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`, KAFKA-18659). librdkafka reads the
+range to choose its features: librdkafka 2.0.2 (Debian's kcat 1.7.1) asked for lz4 writes
+uncompressed batches to a broker whose Produce starts at v3, lz4 ones to Kafka 4.1.
+
 From v3 the answer also carries the features (KIP-584), as Kafka's DefaultApiVersionManager
 and ApiVersionsResponse build them:
 
@@ -40,6 +46,8 @@ SERVED_VERSIONS = (0, 4)       # the ApiVersions versions a broker or controller
 FEATURES_VERSION = 3           # the first version that carries features
 MIN_ZERO_FEATURES_VERSION = 4  # the first that may list a supported range starting at 0
 SOFTWARE_VERSION = 3           # the first version that names the client's software
+PRODUCE_KEY = 0
+PRODUCE_ADVERTISED_MIN_VERSION = 0   # Kafka's, on a broker listener (module docstring)
 SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
@@ -88,7 +96,8 @@ def names_software(request) -> bool:
 def answer(advertised: list[tuple[int, int, int]], node: NodeFeatures | None, version: int) -> ApiVersionsResponse:
     """The answer at `version`: the APIs (key, min, max) and, from v3, the node's features."""
     response = ApiVersionsResponse(error_code=0, api_keys=[
-        ApiVersionsResponse.ApiVersion(api_key=key, min_version=low, max_version=high) for key, low, high in advertised])
+        ApiVersionsResponse.ApiVersion(api_key=key, min_version=PRODUCE_ADVERTISED_MIN_VERSION if key == PRODUCE_KEY
+                                       else low, max_version=high) for key, low, high in advertised])
     if version >= FEATURES_VERSION:
         response.supported_features = [
             ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=low, max_version=high)

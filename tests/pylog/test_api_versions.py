@@ -92,3 +92,18 @@ def test_the_names_clients_send_are_taken(kafka_broker, name, software_version):
     finally:
         client.close()
     assert response.error_code == 0 and response.api_keys
+
+
+def test_produce_is_advertised_from_v0_and_served_from_v3(kafka_broker):
+    """As Kafka 4.1 advertises it (KAFKA-18659): librdkafka chooses its compression from the
+    range, and a Produce below v3 still closes the connection."""
+    response = api_versions(kafka_broker, 3)
+    assert (0, 0, 13) in [(a.api_key, a.min_version, a.max_version) for a in response.api_keys]
+    client = RawClient(kafka_broker.bootstrap_servers, timeout_s=2)
+    try:
+        # a Produce v2 frame: key 0, version 2, correlation id 7, client id "abc", acks 1,
+        # timeout 1000 ms, no topic
+        client.sock.sendall(bytes.fromhex("00000017" "0000" "0002" "00000007" "0003616263" "0001" "000003e8" "00000000"))
+        assert client.sock.recv(1) == b""
+    finally:
+        client.close()
