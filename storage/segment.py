@@ -146,6 +146,8 @@ class FetchResult(NamedTuple):
     (or call `read_bytes`). The range starts at the batch holding `fetch_offset` and may
     end inside a batch when a size limit cuts it (as Kafka does; clients drop a partial
     trailing batch). `size_bytes == 0` means there is nothing to return.
+    `first_batch_incomplete`: the limit cut the first batch itself (Kafka's
+    `FetchDataInfo.firstEntryIncomplete`), which a Fetch answers with no records.
     """
 
     fetch_offset: int
@@ -154,6 +156,7 @@ class FetchResult(NamedTuple):
     fd: int
     position: int
     size_bytes: int
+    first_batch_incomplete: bool = False
 
     def read_bytes(self) -> bytes:
         """The bytes of the range, read now."""
@@ -475,7 +478,8 @@ class LogSegment:
             return None
         limit = max(max_bytes, batch.size_bytes) if min_one_batch else max_bytes
         size = max(0, min(max_position - batch.position, limit))
-        return FetchResult(start_offset, self.base_offset, self.log_path, self._fd, batch.position, size)
+        return FetchResult(start_offset, self.base_offset, self.log_path, self._fd, batch.position, size,
+                           0 < limit < batch.size_bytes)
 
     def read_bytes(self, position: int, size_bytes: int) -> bytes:
         return pread_exact(self._fd, position, size_bytes)

@@ -73,6 +73,10 @@ does: a partition named twice is answered once, in its first place, for its last
 partitions the metadata does not know come after the others, for a consumer those of an
 unknown topic id first (Kafka finds them in a pass of their own), for a follower in the
 request's order; a partition is grouped with the one before it when they share a topic.
+Kafka 4.1.1 tells topics apart by name where the id is the zero id, and a zero id names no
+topic: from v13, an answer where any partition follows one of the zero id throws while
+Kafka groups it (`FetchResponse.matchingTopic`), and the request fails whole,
+UNKNOWN_SERVER_ERROR, as pylog answers it too.
 
 Versions: from v13 topics are named by id (`topic_id`, in the request and the answer): an
 id the metadata does not know (the zero id too) gets UNKNOWN_TOPIC_ID for each of its
@@ -89,6 +93,7 @@ import time
 from protocol.error_codes import ErrorCode
 from protocol.file_range import FileRange
 from protocol.messages import FetchResponse
+from protocol.schema import ZERO_UUID
 from pylog.clock import now_ms
 from pylog.errors import error_code_for
 from pylog.handlers.leader_hints import LeaderHints
@@ -210,6 +215,8 @@ def read_all(broker, request, names: list[str | None], version: int,
         budget = max(budget - size, 0)
     if replica_id < 0:   # a consumer's unknown topic ids come first: Kafka finds them in a pass of their own
         refused.sort(key=lambda entry: entry[2].error_code != ErrorCode.UNKNOWN_TOPIC_ID)
+    if version >= TOPIC_ID_VERSION and any(topic_id == ZERO_UUID for _, topic_id, _ in refused[:-1]):
+        return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR), 0, True
     for name, topic_id, data in refused:
         _add(topics, name, topic_id, data)
     has_error = has_error or bool(refused)
@@ -304,12 +311,15 @@ def read_for_follower(broker, partition, request, replica_id: int, broker_epoch:
 
 def answered(partition, index: int, result, aborted_transactions: list | None = None):
     """The partition's answer; its records stay in the segment file until they are sent
-    (protocol/file_range.py, pylog/frame_writer.py)."""
-    records = FileRange(result.fd, result.position, result.size_bytes) if result.size_bytes else b""
+    (protocol/file_range.py, pylog/frame_writer.py). A read whose limit cut its first batch
+    answers no records, as Kafka's ReplicaManager replaces such a read for every Fetch
+    version pylog serves (a client makes no progress with a part of a batch)."""
+    size = 0 if result.first_batch_incomplete else result.size_bytes
+    records = FileRange(result.fd, result.position, size) if size else b""
     return PartitionData(partition_index=index, error_code=ErrorCode.NONE, high_watermark=partition.high_watermark,
                          last_stable_offset=partition.last_stable_offset,
                          log_start_offset=partition.log_start_offset, aborted_transactions=aborted_transactions,
-                         records=records), result.size_bytes
+                         records=records), size
 
 
 def unknown_partition(index: int, code: int) -> PartitionData:

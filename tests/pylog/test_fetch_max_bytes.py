@@ -76,3 +76,21 @@ def test_below_the_cap_the_request_decides(kafka_broker):
         assert fetch(client, [("t", 0), ("t", 1)], max_bytes=sizes[0] + 10) == {("t", 0): sizes[0] + 10, ("t", 1): 0}
     finally:
         client.close()
+
+
+def test_a_later_partition_whose_first_batch_does_not_fit_gets_no_records(kafka_broker):
+    """Only the first partition with data gets a batch larger than what is left; a later
+    one whose first batch is cut by the limit gets no records at all, not a part of it
+    (Kafka's ReplicaManager replaces such a read: `firstEntryIncomplete`). A batch cut
+    after the first whole one stays cut."""
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("t", 2))
+    client = RawClient(kafka_broker.bootstrap_servers)
+    try:
+        small = produce(client, "t", 0, [bytes(100)])
+        large = produce(client, "t", 1, [bytes(600)])
+        assert fetch(client, [("t", 0), ("t", 1)], max_bytes=small + 200) == {("t", 0): small, ("t", 1): 0}
+        assert fetch(client, [("t", 1), ("t", 0)], max_bytes=small + 200) == {("t", 1): large, ("t", 0): 0}
+        produce(client, "t", 0, [bytes(100)])
+        assert fetch(client, [("t", 0)], max_bytes=small + 50) == {("t", 0): small + 50}
+    finally:
+        client.close()

@@ -4,6 +4,8 @@ Kafka gives the same answers in tests/compat/test_odd_values.py."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from protocol.error_codes import ErrorCode
@@ -96,3 +98,29 @@ def test_an_unknown_isolation_level_fails_a_whole_list_offsets(client, version):
             for p in t.partitions] == [(TOPIC, 0, -1, -1, -1), ("no-such-topic", 0, -1, -1, -1)]
     assert client.request(LIST_OFFSETS, version, ListOffsetsRequest(replica_id=-1, isolation_level=7,
                                                                     topics=[])).topics == []
+
+
+def fetch_by_ids(client, partitions, version=13):
+    """A Fetch naming (topic id, partition) pairs, one topic entry each."""
+    return client.request(FETCH, version, FetchRequest(
+        replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20, isolation_level=0, session_id=0,
+        session_epoch=-1, topics=[FetchRequest.FetchTopic(topic="", topic_id=topic_id, partitions=[
+            FetchRequest.FetchPartition(partition=index, current_leader_epoch=-1, fetch_offset=0,
+                                        last_fetched_epoch=-1, log_start_offset=-1, partition_max_bytes=1 << 16)])
+            for topic_id, index in partitions]))
+
+
+@pytest.mark.parametrize("version", [13, 16, 17])
+def test_a_partition_after_one_of_the_zero_topic_id_fails_the_request(client, version):
+    """Kafka 4.1.1 groups an answer's partitions by name where the topic id is the zero id,
+    and the zero id names no topic: the partition after it throws, and the request fails
+    whole, in getErrorResponse's shape for v13+ (the error at the top, no partition)."""
+    zero, unknown = uuid.UUID(int=0), uuid.UUID(int=77)
+    for partitions in ([(zero, 0), (zero, 1)], [(zero, 0), (client.topic_id, 9)], [(zero, 0), (unknown, 0)]):
+        response = fetch_by_ids(client, partitions, version)
+        assert (response.error_code, response.responses) == (ErrorCode.UNKNOWN_SERVER_ERROR, []), partitions
+    # alone, or last, it is an unknown topic id like any other
+    for partitions in ([(zero, 0)], [(client.topic_id, 0), (zero, 0)], [(unknown, 0), (unknown, 1)]):
+        response = fetch_by_ids(client, partitions, version)
+        assert response.error_code == 0
+        assert [p.error_code for t in response.responses for p in t.partitions][-1] == ErrorCode.UNKNOWN_TOPIC_ID
