@@ -313,8 +313,13 @@ def answered(partition, index: int, result, aborted_transactions: list | None = 
     """The partition's answer; its records stay in the segment file until they are sent
     (protocol/file_range.py, pylog/frame_writer.py). A read whose limit cut its first batch
     answers no records, as Kafka's ReplicaManager replaces such a read for every Fetch
-    version pylog serves (a client makes no progress with a part of a batch)."""
-    size = 0 if result.first_batch_incomplete else result.size_bytes
+    version pylog serves (a client makes no progress with a part of a batch), and, as that
+    replacement carries no list of aborted transactions, null where read_committed asked
+    for one."""
+    if result.first_batch_incomplete:
+        size, aborted_transactions = 0, None
+    else:
+        size = result.size_bytes
     records = FileRange(result.fd, result.position, size) if size else b""
     return PartitionData(partition_index=index, error_code=ErrorCode.NONE, high_watermark=partition.high_watermark,
                          last_stable_offset=partition.last_stable_offset,

@@ -94,3 +94,22 @@ def test_a_later_partition_whose_first_batch_does_not_fit_gets_no_records(kafka_
         assert fetch(client, [("t", 0)], max_bytes=small + 50) == {("t", 0): small + 50}
     finally:
         client.close()
+
+
+def test_a_cut_first_batch_carries_no_aborted_transactions_list_for_read_committed(kafka_broker):
+    """Kafka's replacement of such a read has no list of aborted transactions: null, where a
+    read_committed read of records (or of nothing) lists them, empty here."""
+    kafka_broker.call(lambda: kafka_broker.broker.create_topic("t", 2))
+    client = RawClient(kafka_broker.bootstrap_servers)
+    try:
+        produce(client, "t", 0, [bytes(100)])
+        produce(client, "t", 1, [bytes(600)])
+        answer = client.request(FETCH, 12, FetchRequest(
+            replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20, isolation_level=1, session_id=0,
+            session_epoch=-1, topics=[FetchRequest.FetchTopic(topic="t", partitions=[
+                FetchRequest.FetchPartition(partition=index, fetch_offset=0, partition_max_bytes=limit)
+                for index, limit in ((0, 1 << 20), (1, 200))])]))
+        assert [(p.partition_index, bool(p.records), p.aborted_transactions)
+                for t in answer.responses for p in t.partitions] == [(0, True, []), (1, False, None)]
+    finally:
+        client.close()
