@@ -46,6 +46,7 @@ from protocol.messages import (
     ProduceRequest,
 )
 from protocol.records import build_batch
+from tests.compat.answers import plain
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 
@@ -56,14 +57,7 @@ Target = AlterPartitionReassignmentsRequest.ReassignablePartition
 Delete, DeletePartition = DeleteRecordsRequest.DeleteRecordsTopic, DeleteRecordsRequest.DeleteRecordsPartition
 
 
-def plain(value):
-    """A message as nested lists and dicts, without what differs by nature."""
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if hasattr(value, "FIELDS"):
-        return {f.name: plain(getattr(value, f.name)) for f in value.FIELDS
-                if f.name not in ("throttle_time_ms", "topic_id", "documentation")}
-    return value
+SKIPPED = ("throttle_time_ms", "topic_id", "documentation")   # what differs by nature
 
 
 def requests(a: str, b: str) -> list:
@@ -176,9 +170,9 @@ def answers(both):
                 name=a, partition_data=[ProduceRequest.PartitionProduceData(
                     index=0, records=build_batch([(None, b"v%d" % i) for i in range(5)],
                                                  timestamp_ms=1_700_000_000_000))])]))
-            found[name] = [(key, version, plain(client.request(key, version, request)))
+            found[name] = [(key, version, plain(client.request(key, version, request), SKIPPED))
                            for key, version, request in requests(a, b)]
-            found[name] += [plain(answer) for answer in simple_commits(client, group, a)]
+            found[name] += [plain(answer, SKIPPED) for answer in simple_commits(client, group, a)]
     return found
 
 

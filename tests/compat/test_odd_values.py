@@ -40,6 +40,7 @@ from protocol.messages import (
     RequestHeader,
 )
 from protocol.records import build_batch
+from tests.compat.answers import plain
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 
@@ -50,18 +51,9 @@ NOT_UTF8 = b"g\x80\xed\xa0\x80\xe0\x80\xf0\x9f\x98p\xff"
 PLACEHOLDER = b"#" * len(NOT_UTF8)
 
 
-def plain(value):
-    """A message as nested lists and dicts, without what differs by nature (topic ids, the
-    brokers' ports and the cluster's id)."""
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, memoryview):
-        return bytes(value)
-    if hasattr(value, "FIELDS"):
-        return {f.name: plain(getattr(value, f.name)) for f in value.FIELDS
-                if f.name not in ("throttle_time_ms", "topic_id", "brokers", "cluster_id", "controller_id", "port",
-                                  "supported_features", "finalized_features", "finalized_features_epoch")}
-    return value
+# what differs by nature: topic ids, the brokers' ports and the cluster's id
+SKIPPED = ("throttle_time_ms", "topic_id", "brokers", "cluster_id", "controller_id", "port",
+           "supported_features", "finalized_features", "finalized_features_epoch")
 
 
 def exchange(client: WireClient, api_key: int, version: int, body, *, client_id: str = "odd-values",
@@ -81,7 +73,7 @@ def exchange(client: WireClient, api_key: int, version: int, body, *, client_id:
     client.send_raw(struct.pack(">i", len(payload)) + payload)
     response_header, response = client.receive(api_key, version)
     assert response_header.correlation_id == client.correlation_id
-    return plain(response)
+    return plain(response, SKIPPED)
 
 
 def fetch(topic: str, topic_id, *, isolation_level=0, session_id=0, session_epoch=-1, partition=0):

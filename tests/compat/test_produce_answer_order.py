@@ -25,10 +25,11 @@ import uuid
 import pytest
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import CreateTopicsRequest, ListOffsetsRequest, ProduceRequest
+from protocol.messages import ListOffsetsRequest, ProduceRequest
 from protocol.records import build_batch
 from protocol.schema import ZERO_UUID
 from pylog.handlers.produce_answer import PartitionKey, answer_order, by_topic, failure
+from tests.compat.answers import plain, topics_with_records
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 from tests.pylog.batch_shapes import raw_batch, record_bytes
@@ -36,14 +37,6 @@ from tests.pylog.batch_shapes import raw_batch, record_bytes
 PARTITIONS = 3
 NOW_MS = int(time.time() * 1000)
 GOOD = build_batch([(b"k", b"v")], timestamp_ms=NOW_MS)
-
-
-def plain(value):
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if hasattr(value, "FIELDS"):
-        return {f.name: plain(getattr(value, f.name)) for f in value.FIELDS if f.name != "throttle_time_ms"}
-    return value
 
 
 def produce(entries, acks=-1, by_id=None):
@@ -60,19 +53,7 @@ def topics(both):
     ids, starts = {}, {}
     for broker, server in both.items():
         with WireClient(server.bootstrap_servers) as client:
-            response = client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[
-                CreateTopicsRequest.CreatableTopic(name=name, num_partitions=PARTITIONS, replication_factor=1)
-                for name in names]))
-            assert all(t.error_code == 0 for t in response.topics), response
-            deadline = time.monotonic() + 30
-            while True:   # Kafka's partitions get their leaders a moment after the creation
-                answer = client.request(0, 9, produce([(name, index, GOOD) for name in names
-                                                       for index in range(PARTITIONS)]))
-                codes = {p.error_code for t in answer.responses for p in t.partition_responses}
-                if codes == {0} or time.monotonic() > deadline:
-                    break
-                time.sleep(0.1)
-            ids[broker] = {t.name: t.topic_id for t in client.metadata(names).topics}
+            ids[broker] = topics_with_records(client, names, PARTITIONS, GOOD)
             starts[broker] = log_ends(client, names)
     return names, ids, starts
 
