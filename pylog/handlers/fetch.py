@@ -39,13 +39,15 @@ batch larger than the limits, so a consumer can never get stuck (KIP-74). A part
 an error carries no records and no offsets (high watermark, last stable offset and log
 start offset -1), as Kafka answers it.
 
-Long polling: if the response holds fewer than `min_bytes`, no partition has an error
-and `max_wait_ms` is not over, the request parks on the partitions it reads until an
+Long polling: if the response holds fewer than `min_bytes`, no partition read has an
+error and `max_wait_ms` is not over, the request parks on the partitions it reads until an
 append arrives (or a HW rise, a leadership change), a topic it reads is deleted, or the
-time is up, then reads again. Other connections are served meanwhile. A partition with an
-error (OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC_OR_PARTITION, a leader-epoch error, a diverging
-epoch ...) makes the answer go out at once, as Kafka's does: waiting would not change the
-error, and the client needs it to act.
+time is up, then reads again. Other connections are served meanwhile. A partition read
+with an error (OFFSET_OUT_OF_RANGE, a leader-epoch error, NOT_LEADER_OR_FOLLOWER, a
+diverging epoch ...) makes the answer go out at once, as Kafka's does: waiting would not
+change the error, and the client needs it to act. A partition the metadata does not know
+(UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION) is not read: as in Kafka, it does not end
+the wait for the others, and only a request that reads no partition is answered at once.
 
 Record bytes are sent from the segment files as stored: no batch is decoded or re-encoded,
 and none is read into Python while the socket keeps up (`os.sendfile`,
@@ -125,9 +127,9 @@ def make_handler(broker):
         keys = [(name, p.partition) for t, name in zip(request.topics, names) if name is not None
                 for p in t.partitions]
         while True:
-            response, total_bytes, has_error = read_all(broker, request, names, version, max_bytes)
+            response, total_bytes, answer_now = read_all(broker, request, names, version, max_bytes)
             remaining = deadline - time.monotonic()
-            if total_bytes >= min_bytes or has_error or remaining <= 0 or not keys:
+            if total_bytes >= min_bytes or answer_now or remaining <= 0 or not keys:
                 return response
             await broker.waiters.wait(keys, remaining)
 
@@ -176,11 +178,14 @@ def replica(request, version: int) -> tuple[int, int]:
 def read_all(broker, request, names: list[str | None], version: int,
              max_bytes: int) -> tuple[FetchResponse, int, bool]:
     """The response (at most `max_bytes` of records, but for a first batch larger than that),
-    the record bytes in it, and whether any partition has an error (or a diverging epoch: the
-    follower must act on it at once)."""
+    the record bytes in it, and whether to answer at once rather than wait for records: a
+    partition read has an error (or a diverging epoch: the follower must act on it at once),
+    or no partition is read. Partitions the metadata does not know do not end the wait:
+    Kafka waits for the partitions it reads and adds those to the answer it then sends."""
     budget = max_bytes
     total = 0
-    has_error = False
+    answer_now = False
+    read_any = False
     topics = []
     replica_id, broker_epoch = replica(request, version)
     hints = LeaderHints(broker) if version >= LEADER_HINT_VERSION else None
@@ -210,19 +215,21 @@ def read_all(broker, request, names: list[str | None], version: int,
         if hints is not None and data.error_code in HINTED_ERRORS:
             data.current_leader.leader_id, data.current_leader.leader_epoch = hints.hint(name, data.partition_index)
         _add(topics, name, topic_request.topic_id, data)
-        has_error = has_error or data.error_code != ErrorCode.NONE or is_diverging(data)
+        read_any = True
+        answer_now = answer_now or data.error_code != ErrorCode.NONE or is_diverging(data)
         total += size
         budget = max(budget - size, 0)
     if replica_id < 0:   # a consumer's unknown topic ids come first: Kafka finds them in a pass of their own
         refused.sort(key=lambda entry: entry[2].error_code != ErrorCode.UNKNOWN_TOPIC_ID)
+    answer_now = answer_now or not read_any
     if version >= TOPIC_ID_VERSION and any(topic_id == ZERO_UUID for _, topic_id, _ in refused[:-1]):
-        return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR), 0, True
+        # Kafka fails while it builds the answer, after the wait as before it
+        return failed_request(request, version, ErrorCode.UNKNOWN_SERVER_ERROR), total, answer_now
     for name, topic_id, data in refused:
         _add(topics, name, topic_id, data)
-    has_error = has_error or bool(refused)
     node_endpoints = [FetchResponse.NodeEndpoint(node_id=node_id, host=host, port=port, rack=rack)
                       for node_id, host, port, rack in (hints.endpoints() if hints is not None else ())]
-    return FetchResponse(error_code=0, session_id=0, responses=topics, node_endpoints=node_endpoints), total, has_error
+    return FetchResponse(error_code=0, session_id=0, responses=topics, node_endpoints=node_endpoints), total, answer_now
 
 
 def _add(topics: list, name: str | None, topic_id, data: PartitionData) -> None:

@@ -15,11 +15,14 @@ What this checks, besides the order of the answer (tests/compat/test_partition_l
   one stays cut;
 - from v13, an answer where a partition follows one of the zero topic id fails whole with
   UNKNOWN_SERVER_ERROR (Kafka 4.1.1 throws while it groups the answer by topic).
+
+Then, timed: a partition the metadata does not know does not end a long poll's wait.
 """
 
 from __future__ import annotations
 
 import random
+import time
 
 from protocol.messages import FetchRequest
 from protocol.records import build_batch
@@ -65,3 +68,25 @@ def test_fetch_limits_and_odd_offsets_are_answered_as_kafka_answers_them(both):
                     session_id=0, session_epoch=-1, topics=topics, forgotten_topics_data=[], rack_id="")), SKIPPED))
     assert answers["pylog"] == answers["kafka"]
     assert any(answer["error_code"] == -1 for answer in answers["kafka"])   # the zero-id case was drawn
+
+
+def test_a_partition_the_metadata_does_not_know_does_not_end_the_wait(both):
+    """A Fetch of a partition at its end and of an unknown one waits its `max_wait_ms` on
+    both brokers; of the unknown one alone, it is answered at once."""
+    topic = unique("waits")
+    waited = {}
+    for broker, server in both.items():
+        with WireClient(server.bootstrap_servers) as client:
+            topics_with_records(client, [topic], 1, BATCHES[0])   # its leader ready; fetched at its end
+            for label, indexes in (("with an empty partition", (0, 5)), ("alone", (5,))):
+                started = time.monotonic()
+                answer = client.request(1, 12, FetchRequest(
+                    replica_id=-1, max_wait_ms=1000, min_bytes=1, max_bytes=1 << 20, isolation_level=0,
+                    session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="", topics=[
+                        FetchRequest.FetchTopic(topic=topic, partitions=[FetchRequest.FetchPartition(
+                            partition=index, current_leader_epoch=-1, fetch_offset=1, last_fetched_epoch=-1,
+                            log_start_offset=-1, partition_max_bytes=1 << 20) for index in indexes])]))
+                waited[(broker, label)] = time.monotonic() - started >= 0.9
+                assert [p.error_code for t in answer.responses for p in t.partitions] == [0, 3][-len(indexes):]
+    assert waited == {("pylog", "with an empty partition"): True, ("pylog", "alone"): False,
+                      ("kafka", "with an empty partition"): True, ("kafka", "alone"): False}

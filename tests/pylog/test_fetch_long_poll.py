@@ -4,8 +4,11 @@ Kafka's ReplicaManager.fetchMessages answers a Fetch at once when any partition 
 ended in an error, whatever `max_wait_ms` and `min_bytes` say; and deleting a topic
 completes the fetches parked on its partitions, which then answer with the partition's
 error. A partition with an error carries offsets -1 (Kafka's LogReadResult for an
-error). Checked against Kafka 4.1.1: each erroring fetch below came back within 50 ms,
-the parked one within 70 ms of the delete, with UNKNOWN_TOPIC_OR_PARTITION.
+error). A partition the metadata does not know is not read (KafkaApis answers it apart):
+it does not end the wait for the others, and a fetch of nothing else is answered at once.
+Checked against Kafka 4.1.1: each erroring fetch below came back within 50 ms, the parked
+one within 70 ms of the delete, with UNKNOWN_TOPIC_OR_PARTITION; a fetch of an empty
+partition and an unknown one (a partition or a topic) waited its whole 5 s.
 """
 
 import threading
@@ -60,10 +63,8 @@ def topics(kafka_broker):
 
 @pytest.mark.parametrize("failing, code", [
     (("full", 0, 100, -1), ErrorCode.OFFSET_OUT_OF_RANGE),
-    (("full", 7, 0, -1), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
-    (("no-such-topic", 0, 0, -1), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
     (("full", 0, 3, 4), ErrorCode.UNKNOWN_LEADER_EPOCH),
-], ids=["offset-out-of-range", "unknown-partition", "unknown-topic", "unknown-leader-epoch"])
+], ids=["offset-out-of-range", "unknown-leader-epoch"])
 def test_a_partition_with_an_error_answers_a_long_poll_at_once(topics, failing, code):
     # Alone, `empty` would keep the fetch waiting for 5 s; the erroring partition does not.
     elapsed_s, partitions = timed_fetch(topics, fetch_request([("empty", 0, 0, -1), failing]))
@@ -74,6 +75,18 @@ def test_a_partition_with_an_error_answers_a_long_poll_at_once(topics, failing, 
     assert len(failed.records) == 0
     healthy = partitions[("empty", 0)]
     assert (healthy.error_code, healthy.high_watermark, healthy.log_start_offset) == (ErrorCode.NONE, 0, 0)
+
+
+@pytest.mark.parametrize("unknown", [("full", 7, 0, -1), ("no-such-topic", 0, 0, -1)],
+                         ids=["unknown-partition", "unknown-topic"])
+def test_a_partition_the_metadata_does_not_know_does_not_end_the_wait(topics, unknown):
+    elapsed_s, partitions = timed_fetch(topics, fetch_request([("empty", 0, 0, -1), unknown], max_wait_ms=1000))
+    assert elapsed_s >= 0.9, f"answered after {elapsed_s:.2f} s"
+    assert partitions[unknown[:2]].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    assert partitions[("empty", 0)].error_code == ErrorCode.NONE
+    # alone, nothing is read and nothing waits
+    elapsed_s, partitions = timed_fetch(topics, fetch_request([unknown]))
+    assert elapsed_s < AT_ONCE_S and partitions[unknown[:2]].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
 
 
 def test_a_fenced_leader_epoch_answers_a_long_poll_at_once(kafka_broker, topics):
