@@ -62,8 +62,8 @@ def uuid_hash(topic_id) -> int:
 @functools.lru_cache(maxsize=65536)   # a producer names the same partitions request after request
 def topic_id_partition_hash(topic_id, topic: str, partition: int) -> int:
     """Kafka's TopicIdPartition.hashCode (int32): 31 * (31 + the id's hash) + the
-    TopicPartition's (its arithmetic wraps, so one wrap at the end is enough)."""
-    return int32(31 * (31 + uuid_hash(topic_id)) + 31 * (31 + partition) + java_string_hashcode(topic))
+    TopicPartition's."""
+    return int32(31 * (31 + uuid_hash(topic_id)) + topic_partition_hash(topic, partition))
 
 
 def hash_set_order(texts: Iterable[str]) -> list[str]:

@@ -129,7 +129,7 @@ def make_handler(broker):
         while True:
             response, total_bytes, answer_now = read_all(broker, request, names, version, max_bytes)
             remaining = deadline - time.monotonic()
-            if total_bytes >= min_bytes or answer_now or remaining <= 0 or not keys:
+            if total_bytes >= min_bytes or answer_now or remaining <= 0:
                 return response
             await broker.waiters.wait(keys, remaining)
 

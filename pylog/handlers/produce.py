@@ -7,12 +7,12 @@ does, in Kafka's order:
 1. A transactional batch in a request without a transactional id fails the whole request
    (TRANSACTIONAL_ID_AUTHORIZATION_FAILED; with one too, until pylog has a transaction
    coordinator), and so does a record set whose first size prefix or magic byte is
-   impossible (CORRUPT_MESSAGE with Kafka's message); below v7, so does a batch whose codec
-   id Kafka does not know (UNKNOWN_SERVER_ERROR), in a partition the metadata has.
+   impossible (CORRUPT_MESSAGE with Kafka's message).
 2. Per partition, keyed as Kafka keys them (a partition named twice is one entry, the
    records named last): an unknown topic id (v13+, UNKNOWN_TOPIC_ID) or topic or partition
    (UNKNOWN_TOPIC_OR_PARTITION); the records field itself (one whole magic-2 batch, no zstd
-   before v7). Then, for the partitions left, an `acks` other than 0, 1 and -1
+   before v7; below v7 a codec id Kafka does not know fails the whole request,
+   UNKNOWN_SERVER_ERROR, before anything is appended). Then, for the partitions left, an `acks` other than 0, 1 and -1
    (INVALID_REQUIRED_ACKS, nothing written), or the append: an internal topic
    (INVALID_TOPIC_EXCEPTION: only the broker writes `__consumer_offsets`); a partition this
    broker does not lead (NOT_LEADER_OR_FOLLOWER); acks=-1 with the ISR smaller than the
@@ -83,7 +83,6 @@ log = logging.getLogger("pylog.produce")
 
 TOPIC_ID_VERSION = 13       # topics named by id
 LEADER_HINT_VERSION = 10    # KIP-951: current_leader and node_endpoints
-ZSTD_VERSION = 7            # zstd allowed; below it Kafka reads each batch's codec id
 
 # Kafka answers these without the partition's log start offset (-1).
 _NO_LOG_START_OFFSET = (storage_errors.CorruptBatch, storage_errors.RecordTooLarge,
@@ -94,13 +93,17 @@ def make_handler(broker):
     async def handle(request, context):
         version = context.api_version
         acks = request.acks
-        refusal = refuse_whole_request(request, version, broker)
+        refusal = refuse_whole_request(request)
         if refusal is not None:
             code, message = refusal
             if acks == 0:
                 raise CloseConnection(f"acks=0 produce request refused with {code.name}")
             return whole_request_failure(request, code, message)
         named = partitions_named(broker, request, version)
+        if named.fails_whole:
+            if acks == 0:
+                raise CloseConnection("acks=0 produce request refused with UNKNOWN_SERVER_ERROR")
+            return whole_request_failure(request, ErrorCode.UNKNOWN_SERVER_ERROR, None)
         now = now_ms()
         appended: dict[PartitionKey, PartitionResponse] = {}
         waiting: list[tuple[PartitionResponse, PendingAcks]] = []
@@ -135,11 +138,8 @@ def make_handler(broker):
     return handle
 
 
-def refuse_whole_request(request, version: int, broker) -> tuple[ErrorCode, str | None] | None:
-    """Kafka's pass over every partition's first batch before anything else, then the one
-    refusal of its per-partition pass that fails the whole request: a batch of a partition
-    the metadata has whose codec id is not one Kafka knows, below v7 (Kafka reads the codec
-    to refuse zstd there, and an unknown id throws)."""
+def refuse_whole_request(request) -> tuple[ErrorCode, str | None] | None:
+    """Kafka's pass over every partition's first batch before anything else."""
     transactional = False
     for topic_data in request.topic_data:
         for data in topic_data.partition_data:
@@ -152,16 +152,6 @@ def refuse_whole_request(request, version: int, broker) -> tuple[ErrorCode, str 
         # Kafka's answer without a transactional id; with one, pylog has no transaction
         # coordinator yet, so no producer can have begun the transaction either.
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None
-    if version < ZSTD_VERSION:
-        for topic_data, name in zip(request.topic_data, topic_names(broker, request, version)):
-            for data in topic_data.partition_data:
-                if name is not None and broker.in_metadata(name, data.index):
-                    try:
-                        check_produce_records(data.records or b"", version)
-                    except storage_errors.UnreadableBatch:
-                        return ErrorCode.UNKNOWN_SERVER_ERROR, None
-                    except storage_errors.StorageError:
-                        pass   # refused for this partition alone (partitions_named)
     return None
 
 
@@ -175,14 +165,17 @@ def topic_names(broker, request, version: int) -> list[str | None]:
 class PartitionsNamed:
     """Kafka's per-partition pass, as maps keyed by partition (a partition named again takes
     its last entry): the records to append, the partitions the metadata lacks, the
-    partitions whose records field is refused."""
+    partitions whose records field is refused; or `fails_whole`: a records field Kafka's
+    check throws on (a codec id it does not know, below v7), which fails the whole request
+    before anything is appended."""
 
-    __slots__ = ("to_append", "unknown", "refused")
+    __slots__ = ("to_append", "unknown", "refused", "fails_whole")
 
     def __init__(self) -> None:
         self.to_append: dict[PartitionKey, memoryview | bytes] = {}
         self.unknown: dict[PartitionKey, PartitionResponse] = {}
         self.refused: dict[PartitionKey, PartitionResponse] = {}
+        self.fails_whole = False
 
 
 def partitions_named(broker, request, version: int) -> PartitionsNamed:
@@ -204,6 +197,9 @@ def partitions_named(broker, request, version: int) -> PartitionsNamed:
             records = data.records or b""
             try:
                 batch_bytes = check_produce_records(records, version)
+            except storage_errors.UnreadableBatch:
+                named.fails_whole = True
+                return named
             except storage_errors.StorageError as exc:
                 named.refused[key] = failure(data.index, error_code_for(exc))
                 continue

@@ -5,9 +5,8 @@
 
 The section lists, from the broker's own table of served APIs (`Broker._apis`), each API with
 the versions pylog serves (and, for Produce, the lowest it advertises) beside Kafka 4.1.1's
-maximum; the APIs Kafka's broker defines
-that pylog does not serve; and the features ApiVersions reports (the ranges a broker supports,
-the levels pylog's bootstrap finalizes). Kafka 4.1.1's maximum is read from the generated
+maximum; the APIs Kafka's broker defines that pylog does not serve; and the features
+ApiVersions reports (the ranges a broker supports, the levels pylog's bootstrap finalizes). Kafka 4.1.1's maximum is read from the generated
 message classes (protocol/messages): the newest version its definitions give, one less when
 that version is marked unstable (Kafka does not advertise an unstable version by default; an
 API whose only version is unstable, as the streams groups' are in 4.1.1, is left out).
