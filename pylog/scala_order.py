@@ -59,6 +59,8 @@ def message_hashcode(field_hashes: Iterable[int]) -> int:
 def mutable_hash_set_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:
     """`elements` (distinct, with their Java hashes) as a `mutable.HashSet` built element by
     element iterates them."""
+    if len(elements) < 2:
+        return list(elements)
     size = MUTABLE_TABLE_START
     for count in range(1, len(elements) + 1):   # Scala grows before adding the count-th
         if count >= int(size * 0.75):
@@ -87,6 +89,8 @@ def improve(h: int) -> int:
 
 def champ_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:
     """`elements` (distinct, with their Java hashes) as an immutable `HashSet` iterates them."""
+    if len(elements) < 2:
+        return list(elements)
     improved = [improve(h) & 0xFFFFFFFF for h in hashes]
     out: list[T] = []
 
