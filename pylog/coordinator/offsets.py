@@ -122,6 +122,8 @@ from pylog.java_order import (
     topic_partition_hash,
 )
 from pylog.coordinator.group import GroupState
+from pylog.coordinator.offsets_order import OffsetsOrder
+from pylog.timeline_order import TimelineHashOrder
 from pylog.coordinator.replication_wait import wait_for_high_watermark
 from pylog.errors import BrokerError, error_code_for
 
@@ -225,6 +227,19 @@ def java_string_length(text: str) -> int:
 def offset_commit_key(group_id: str, topic: str, partition: int) -> bytes:
     key = OffsetCommitKey(group=group_id, topic=topic, partition=partition)
     return INT16.pack(OFFSET_COMMIT_KEY_WRITE_VERSION) + bytes(codec.encode(key, OFFSET_COMMIT_KEY_WRITE_VERSION))
+
+
+def offset_key_fields(key: bytes) -> tuple[str, str, int] | None:
+    """(group, topic, partition) of an offset commit record's key; None for another key, or
+    one that cannot be read."""
+    key_version, = INT16.unpack_from(key)
+    if key_version not in OFFSET_COMMIT_KEY_VERSIONS:
+        return None
+    try:
+        decoded = codec.decode(OffsetCommitKey, key, key_version, 2)
+    except ProtocolError:
+        return None
+    return decoded.group, decoded.topic, decoded.partition
 
 
 def offset_commit_value(committed: CommittedOffset) -> bytes:
@@ -368,6 +383,7 @@ class OffsetStore:
         self.metadata_max_bytes = config.offset_metadata_max_bytes
         self.commit_timeout_ms = config.offsets_commit_timeout_ms
         self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
+        self._orders: dict[str, OffsetsOrder] = {}   # the order Kafka's maps of them keep
         self._groups: dict[str, GroupMetadataValue] = {}
         # partition index -> [(end offset of the batch, group, partition, offset before)]
         # for changes of the view not replicated yet, oldest first
@@ -471,6 +487,11 @@ class OffsetStore:
                     offsets[tp] = before
         return offsets
 
+    def in_kafkas_order(self, group_id: str, offsets: Iterable[TopicPartition]) -> list[tuple[str, list[int]]]:
+        """`offsets` of the group by topic, in the order Kafka lists all of a group's offsets
+        (pylog/coordinator/offsets_order.py)."""
+        return self._orders.get(group_id, OffsetsOrder()).ordered(offsets)
+
     def _unreplicated_changes(self, index: int) -> list:
         """The changes of partition `index` still above its high watermark (the others are
         dropped now), oldest first."""
@@ -506,6 +527,9 @@ class OffsetStore:
         written = self._append(group_id, records, now)
         self._before_change(written, group_id, offsets)
         self._offsets.setdefault(group_id, {}).update(offsets)
+        order = self._orders.setdefault(group_id, OffsetsOrder())
+        for topic, partition in offsets:
+            order.put(topic, partition)
         return written
 
     def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
@@ -532,6 +556,7 @@ class OffsetStore:
         written = self._append(group_id, records, now)
         self._before_change(written, group_id, removed)
         self._offsets.pop(group_id, None)
+        self._orders.pop(group_id, None)
         if group_tombstone:
             self._groups.pop(group_id, None)
         return len(removed)
@@ -572,8 +597,10 @@ class OffsetStore:
         current = self._offsets.get(group_id)
         if current is None:
             return
+        order = self._orders.get(group_id)
         for tp in partitions:
-            current.pop(tp, None)
+            if current.pop(tp, None) is not None and order is not None and order.remove(*tp):
+                del self._orders[group_id]
         if not current:
             del self._offsets[group_id]
 
@@ -615,6 +642,7 @@ class OffsetStore:
         """Rebuild the view from `__consumer_offsets` (if it exists): every partition, from
         its log start to its high watermark, records applied in order."""
         self._offsets.clear()
+        self._orders.clear()
         self._groups.clear()
         self._unreplicated.clear()
         topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
@@ -656,7 +684,7 @@ class OffsetStore:
         """Forget the offsets and group metadata of every group of partition `index` (this
         broker no longer leads it: another broker's copy is the one that counts), and wake
         whatever waits on that partition's high watermark so that it sees the change."""
-        for groups in (self._offsets, self._groups):
+        for groups in (self._offsets, self._orders, self._groups):
             for group_id in [g for g in groups if self.partition_for(g) == index]:
                 del groups[group_id]
         self._unreplicated.pop(index, None)
@@ -670,12 +698,16 @@ class OffsetStore:
         key by its raw bytes first and decodes only those: a partition that saw a million
         commits of a few thousand offsets decodes a few thousand. Keys are independent, and
         they are applied in the order of their last records, so the view is the one applying
-        every record in order would give."""
+        every record in order would give. The order Kafka's maps keep the offsets in depends
+        on every record, though: each offset record goes to its group's `OffsetsOrder` as it
+        is read (its key decoded once per distinct key)."""
         partition_log = partition.log
         offset = partition_log.log_start_offset
         end = partition.high_watermark
         pending: dict[int, list] = {}     # producer id -> records of its open transaction
         latest: dict[bytes, bytes | None] = {}   # raw key -> its last value (None: tombstone)
+        offset_keys: dict[bytes, tuple[str, str, int] | None] = {}   # raw key -> (group, topic, partition)
+        placed: dict[bytes, tuple[TimelineHashOrder, int]] = {}   # raw key -> its partition map, partition
         read = 0
 
         def keep(key, value) -> None:
@@ -685,6 +717,20 @@ class OffsetStore:
                 return
             latest.pop(key, None)
             latest[key] = value
+            spot = placed.get(key)
+            if spot is not None and value is not None:   # a commit again: its map may grow
+                spot[0].put(spot[1])
+                return
+            if key not in offset_keys:
+                offset_keys[key] = offset_key_fields(key)
+            fields = offset_keys[key]
+            if fields is None:
+                return
+            if value is None:
+                placed.clear()   # maps may go with this offset, and be made anew
+                self._replay_removal(*fields)
+            else:
+                placed[key] = self._replay_commit(*fields), fields[2]
 
         while offset < end:
             data = partition_log.read(offset, READ_CHUNK_BYTES, max_offset=end).read_bytes()
@@ -720,6 +766,19 @@ class OffsetStore:
         for key, value in latest.items():
             self._apply(key, value, partition.index)
         return read
+
+    def _replay_commit(self, group_id: str, topic: str, partition: int) -> TimelineHashOrder:
+        """An offset record read at load, in Kafka's maps; returns its partition map."""
+        order = self._orders.get(group_id)
+        if order is None:
+            order = self._orders[group_id] = OffsetsOrder()
+        return order.put(topic, partition)
+
+    def _replay_removal(self, group_id: str, topic: str, partition: int) -> None:
+        """A tombstone read at load, in Kafka's maps."""
+        order = self._orders.get(group_id)
+        if order is not None and order.remove(topic, partition):
+            del self._orders[group_id]
 
     def _apply(self, key: bytes | None, value: bytes | None, partition_index: int) -> int:
         """Apply one record to the view; 1 if it was an offset or group record, else 0."""

@@ -31,18 +31,18 @@ OffsetCommit, per partition, in this order:
   v1, as Kafka does). Null
   metadata is stored as "".
 
-OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has
-committed), v8+ several groups; v9's member id and member epoch are KIP-848 consumer
-groups' and a classic group ignores them (Kafka's classic group checks nothing more). A group this broker does not coordinate
-(`coordinator_error`: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) gets Kafka's group
-error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
-topics, v8+ on the group. A partition without a commit, or a group never seen,
-answers offset -1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets
-"blindly", whatever the group's state). Topics are not checked for existence. v7+
-`require_stable`: the answer waits until every write made so far for the group is
-replicated (`group_coordinator.wait_stable`; NOT_COORDINATOR after
-`offsets.commit.timeout.ms`, Kafka's answer); without it, offsets are shown as replicated.
-pylog has no pending transactional offsets yet.
+OffsetFetch: v0-7 one group (`topics` null from v2 = every partition the group has committed,
+listed in the order Kafka's coordinator keeps them: pylog/coordinator/offsets_order.py), v8+
+several groups; v9's member id and member epoch are KIP-848 consumer groups' and a classic
+group ignores them (Kafka's classic group checks nothing more). A group this broker does not
+coordinate (`coordinator_error`: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) gets Kafka's
+group error: v0-1 on every requested partition (offset -1), v2-7 at the top level without
+topics, v8+ on the group. A partition without a commit, or a group never seen, answers offset
+-1, leader epoch -1, metadata "" and error NONE (Kafka returns offsets "blindly", whatever the
+group's state). Topics are not checked for existence. v7+ `require_stable`: the answer waits
+until every write made so far for the group is replicated (`group_coordinator.wait_stable`;
+NOT_COORDINATOR after `offsets.commit.timeout.ms`, Kafka's answer); without it, offsets are
+shown as replicated. pylog has no pending transactional offsets yet.
 
 OffsetDelete: first the coordinator check (its error at the request level); the group must
 exist -- known to the coordinator, or with committed offsets or metadata in the store
@@ -228,11 +228,8 @@ def fetch_offsets(store, group_id: str, topics, v8: bool) -> list:
         topic_cls, partition_cls = (OffsetFetchResponse.OffsetFetchResponseTopic,
                                     OffsetFetchResponse.OffsetFetchResponsePartition)
     committed = store.committed(group_id)
-    if topics is None:
-        by_topic: dict[str, list[int]] = {}
-        for topic, partition in sorted(committed):
-            by_topic.setdefault(topic, []).append(partition)
-        topics = list(by_topic.items())
+    if topics is None:   # every offset of the group, in the order of Kafka's maps of them
+        topics = store.in_kafkas_order(group_id, committed)
     result = []
     for name, partitions in topics:
         entries = []
