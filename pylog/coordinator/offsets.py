@@ -515,21 +515,28 @@ class OffsetStore:
         self._unreplicated.setdefault(written.index, []).extend(
             (written.end_offset, group_id, tp, current.get(tp)) for tp in partitions)
 
-    def commit(self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset],
+    def commit(self, group_id: str,
+               offsets: Mapping[TopicPartition, CommittedOffset] | Iterable[tuple[TopicPartition, CommittedOffset]],
                now_ms: int | None = None) -> Written | None:
-        """Store `offsets` for the group: one batch on the group's partition, then the view.
-        Returns where the batch ended, for the wait for its replication."""
-        if not offsets:
+        """Store `offsets` for the group: one batch on the group's partition, a record per
+        entry (a partition given twice is written twice, as Kafka's coordinator does, and the
+        last one counts), then the view. Returns where the batch ended, for the wait for its
+        replication."""
+        entries = list(offsets.items()) if isinstance(offsets, Mapping) else list(offsets)
+        if not entries:
             return None
         now = wall_clock_ms() if now_ms is None else now_ms
         records = [(offset_commit_key(group_id, topic, partition), offset_commit_value(committed))
-                   for (topic, partition), committed in offsets.items()]
+                   for (topic, partition), committed in entries]
         written = self._append(group_id, records, now)
-        self._before_change(written, group_id, offsets)
-        self._offsets.setdefault(group_id, {}).update(offsets)
-        order = self._orders.setdefault(group_id, OffsetsOrder())
-        for topic, partition in offsets:
-            order.put(topic, partition)
+        self._before_change(written, group_id, dict.fromkeys(tp for tp, _ in entries))
+        current = self._offsets.setdefault(group_id, {})
+        order = self._orders.get(group_id)
+        if order is None:
+            order = self._orders[group_id] = OffsetsOrder()
+        for tp, committed in entries:
+            current[tp] = committed
+            order.put(*tp)
         return written
 
     def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition],

@@ -137,7 +137,7 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
     if 2 <= version <= 4 and request.retention_time_ms != DEFAULT_RETENTION_TIME:
         # a Java long sum, as Kafka's: a retention that overflows wraps to a past time
         expire_timestamp = (now + request.retention_time_ms + (1 << 63)) % (1 << 64) - (1 << 63)
-    offsets: dict[tuple[str, int], CommittedOffset] = {}
+    offsets: list[tuple[tuple[str, int], CommittedOffset]] = []   # a record each, repeats too
     stored = []
     for topic, answer, p in pending:
         if store.metadata_too_large(p.committed_metadata):
@@ -146,12 +146,12 @@ async def commit(broker, request, version: int, now: int, pending) -> None:
         commit_timestamp = now
         if version == 1 and p.commit_timestamp != DEFAULT_TIMESTAMP:
             commit_timestamp = p.commit_timestamp
-        offsets[(topic, p.partition_index)] = CommittedOffset(
+        offsets.append(((topic, p.partition_index), CommittedOffset(
             offset=p.committed_offset,
             leader_epoch=p.committed_leader_epoch if version >= 6 else -1,
             metadata=p.committed_metadata or "",
             commit_timestamp_ms=commit_timestamp,
-            expire_timestamp_ms=expire_timestamp)
+            expire_timestamp_ms=expire_timestamp)))
         stored.append(answer)
     if not offsets and not existed:
         coordinator.hold_uncommitted(request.group_id)   # nothing stored: reads do not see the group yet

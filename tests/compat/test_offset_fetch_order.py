@@ -1,11 +1,10 @@
 """OffsetFetch of all of a group's offsets, against the reference Kafka: its coordinator keeps a
-group's offsets in hash maps of its own (a map of topic names, each a map of partition
-numbers: pylog/coordinator/offsets_order.py) and lists them in their order, which depends on
-the keys, the order they came in and how large the tables grew. Drawn histories of commits
-(several topics per request, partitions in any order, some committed again) and
+group's offsets in hash maps of its own (a map of topic names, each a map of partition numbers:
+pylog/coordinator/offsets_order.py) and lists them in their order, which depends on the keys,
+the order they came in and how large the tables grew. Drawn histories of commits (several
+topics per request, partitions in any order, some named twice, some committed again) and
 OffsetDeletes, one group each, on a fresh pylog and a fresh Kafka; every group's answer is
-compared at v5 and v8, then again after each broker restarts and replays
-`__consumer_offsets`."""
+compared at v5 and v8, then again after each broker restarts and replays `__consumer_offsets`."""
 
 from __future__ import annotations
 
@@ -46,6 +45,9 @@ def histories(seed: int = 16) -> list[list[tuple[str, dict[str, list[int]]]]]:
             else:
                 chosen = {t: rng.sample(range(PARTITIONS), rng.randint(1, PARTITIONS))
                           for t in rng.sample(topics, rng.randint(1, len(topics)))}
+                for ps in chosen.values():   # now and then a partition named twice: two records
+                    if rng.random() < 0.3:
+                        ps += rng.sample(ps, rng.randint(1, len(ps)))
                 steps.append(("commit", chosen))
                 for t, ps in chosen.items():
                     committed.setdefault(t, set()).update(ps)

@@ -67,3 +67,26 @@ def test_all_offsets_in_kafkas_order_before_and_after_a_restart():
         broker.wait_for_group_coordinator()
         with WireClient(broker.bootstrap_servers) as client:
             assert listed(client) == last
+
+
+def test_a_partition_committed_twice_in_one_request_is_written_twice():
+    """Kafka's coordinator writes a record per entry of the request: partitions 1, 3, 3 are
+    three records, and the third, a replacing put, grows the map (Kafka answered [1, 3];
+    with one record for partition 3 the map would still be small and answer [3, 1])."""
+    with EmbeddedBroker() as broker:
+        with WireClient(broker.bootstrap_servers) as client:
+            client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[
+                CreateTopicsRequest.CreatableTopic(name=NAMES[0], num_partitions=8, replication_factor=1)]))
+            broker.wait_for_group_coordinator()
+            store = broker.broker.offset_store
+            log_partition = broker.broker.partition("__consumer_offsets", store.partition_for(GROUP))
+            before = log_partition.log_end_offset
+            answer = client.request(8, 8, Commit(group_id=GROUP, generation_id_or_member_epoch=-1, member_id="",
+                                                 topics=[Commit.OffsetCommitRequestTopic(name=NAMES[0], partitions=[
+                                                     Commit.OffsetCommitRequestPartition(partition_index=p,
+                                                                                         committed_offset=offset)
+                                                     for p, offset in ((1, 10), (3, 30), (3, 31))])]))
+            assert [p.error_code for p in answer.topics[0].partitions] == [0, 0, 0]
+            assert log_partition.log_end_offset - before == 3
+            topics = client.request(9, 5, OffsetFetchRequest(group_id=GROUP, topics=None)).topics
+            assert [(p.partition_index, p.committed_offset) for p in topics[0].partitions] == [(1, 10), (3, 31)]
