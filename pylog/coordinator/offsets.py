@@ -230,15 +230,12 @@ def offset_commit_key(group_id: str, topic: str, partition: int) -> bytes:
 
 
 def offset_key_fields(key: bytes) -> tuple[str, str, int] | None:
-    """(group, topic, partition) of an offset commit record's key; None for another key, or
-    one that cannot be read."""
+    """(group, topic, partition) of an offset commit record's key (at least 2 bytes); None
+    for another kind of key. Raises ProtocolError for a key that cannot be read."""
     key_version, = INT16.unpack_from(key)
     if key_version not in OFFSET_COMMIT_KEY_VERSIONS:
         return None
-    try:
-        decoded = codec.decode(OffsetCommitKey, key, key_version, 2)
-    except ProtocolError:
-        return None
+    decoded = codec.decode(OffsetCommitKey, key, key_version, 2)
     return decoded.group, decoded.topic, decoded.partition
 
 
@@ -729,7 +726,10 @@ class OffsetStore:
                 spot[0].put(spot[1])
                 return
             if key not in offset_keys:
-                offset_keys[key] = offset_key_fields(key)
+                try:
+                    offset_keys[key] = offset_key_fields(key)
+                except ProtocolError:   # logged when the last value is applied
+                    offset_keys[key] = None
             fields = offset_keys[key]
             if fields is None:
                 return
@@ -794,9 +794,9 @@ class OffsetStore:
             return 0
         key_version, = INT16.unpack_from(key)
         try:
-            if key_version in OFFSET_COMMIT_KEY_VERSIONS:
-                decoded_key = codec.decode(OffsetCommitKey, key, key_version, 2)
-                group, tp = decoded_key.group, (decoded_key.topic, decoded_key.partition)
+            fields = offset_key_fields(key)
+            if fields is not None:
+                group, tp = fields[0], fields[1:]
                 if value is None:
                     self._forget_offsets(group, [tp])
                 else:
