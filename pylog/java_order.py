@@ -2,7 +2,8 @@
 in them: a group's members (a HashMap by member id: DescribeGroups, the leader's JoinGroup
 answer, the member that becomes leader), the groups of a DescribeGroups or DeleteGroups (a
 HashMap by `__consumer_offsets` partition, a HashSet of group ids), the topics of a
-CreatePartitions (a HashSet of their names, in the controller).
+CreatePartitions (a HashSet of their names, in the controller), the `__consumer_offsets`
+partitions a ListGroups goes through (the ConcurrentHashMap of the coordinator's shards).
 
 java.util.HashMap (Java 17): a table of buckets, 16 on the first insertion, doubled when
 it holds more than three quarters of its size; a key goes to bucket `spread(hash) & (size -
@@ -103,6 +104,36 @@ def computed_bucket_order(key_hashes_per_call: Iterable[int], keys: Iterable[Any
         if already >= 7 and capacity < TREEIFY_CAPACITY:
             capacity *= 2
     return sorted(range(len(hashes)), key=lambda i: (hashes[i] & (capacity - 1), -i))
+
+
+def concurrent_hash_map_order(key_hashes: Iterable[int]) -> list[int]:
+    """The order in which a `java.util.concurrent.ConcurrentHashMap` iterates the keys put
+    into it (distinct, none removed), as indexes in the order put. Its table has 16 bins
+    from the first put and doubles once it holds three quarters of its size; a key goes to
+    bin `spread(hash) & 0x7fffffff & (size - 1)`, at the bin's tail. Doubling splits each bin
+    in two: the run of keys at its end that go to the same half stays in order, and each key
+    before that run goes to the front of its half, so those come last first. Iteration goes
+    bin by bin."""
+    hashes = [spread(h) & 0x7FFF_FFFF for h in key_hashes]
+    size = 16
+    bins: list[list[int]] = [[] for _ in range(size)]
+    for index, h in enumerate(hashes):
+        bins[h & (size - 1)].append(index)
+        if index + 1 >= size - (size >> 2):
+            doubled: list[list[int]] = [[] for _ in range(2 * size)]
+            for number, keys in enumerate(bins):
+                if not keys:
+                    continue
+                run_start = 0
+                for position in range(1, len(keys)):
+                    if hashes[keys[position]] & size != hashes[keys[run_start]] & size:
+                        run_start = position
+                low, high = doubled[number], doubled[number + size]
+                (high if hashes[keys[run_start]] & size else low).extend(keys[run_start:])
+                for key in keys[:run_start]:
+                    (high if hashes[key] & size else low).insert(0, key)
+            bins, size = doubled, 2 * size
+    return [index for keys in bins for index in keys]
 
 
 def _in_bucket(hashes: list[int], key_hash: int, capacity: int) -> int:

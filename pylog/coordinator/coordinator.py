@@ -473,7 +473,8 @@ class GroupCoordinator:
     def list_groups(self, states: Iterable[str] = (), types: Iterable[str] = ()) -> tuple[ErrorCode, list[ListedGroup]]:
         """The groups, or those in one of `states` (state names, any case, as ListGroups v4+
         filters) and of one of `types` (group types, any case, ListGroups v5+). Every group
-        here is of type "classic"; a name that is no state or type matches nothing."""
+        here is of type "classic"; a name that is no state or type matches nothing. Listed in
+        Kafka's order (offsets.py `groups_in_kafkas_order`)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         if self.partitions.any_loading():
@@ -482,11 +483,16 @@ class GroupCoordinator:
         wanted_types = {t.lower() for t in types if t is not None}
         if types and CLASSIC_GROUP_TYPE not in wanted_types:
             return ErrorCode.NONE, []
-        listed = [ListedGroup(g.group_id, g.protocol_type or "", g.state)
+        listed = {g.group_id: ListedGroup(g.group_id, g.protocol_type or "", g.state)
                   for g in self.groups.values()
                   if g.state is not GroupState.DEAD and g.group_id not in self._uncommitted
-                  and (not wanted_states or g.state.value.lower() in wanted_states)]
-        return ErrorCode.NONE, listed
+                  and (not wanted_states or g.state.value.lower() in wanted_states)}
+        in_kafkas_order = getattr(self.store, "groups_in_kafkas_order", None)
+        if in_kafkas_order is None:   # a store without partitions
+            return ErrorCode.NONE, list(listed.values())
+        shards = [index for index in range(self.store.partition_count)
+                  if self.partitions.state(index) is not LoadState.NOT_COORDINATOR]
+        return ErrorCode.NONE, [listed[group_id] for group_id in in_kafkas_order(listed, shards)]
 
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
         results: dict[str, ErrorCode] = {}

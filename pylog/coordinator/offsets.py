@@ -93,6 +93,7 @@ import logging
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from protocol import codec
 from protocol.error_codes import ErrorCode
@@ -116,6 +117,7 @@ from pylog.clock import now_ms as wall_clock_ms
 from pylog.coordinator import OFFSETS_TOPIC
 from pylog.java_order import (
     computed_bucket_order,
+    concurrent_hash_map_order,
     hash_set_order,
     java_string_hashcode,
     spread,
@@ -237,6 +239,15 @@ def offset_key_fields(key: bytes) -> tuple[str, str, int] | None:
         return None
     decoded = codec.decode(OffsetCommitKey, key, key_version, 2)
     return decoded.group, decoded.topic, decoded.partition
+
+
+def group_key_id(key: bytes) -> str | None:
+    """The group id of a group metadata record's key (at least 2 bytes); None for another
+    kind of key. Raises ProtocolError for a key that cannot be read."""
+    key_version, = INT16.unpack_from(key)
+    if key_version != GROUP_METADATA_KEY_VERSION:
+        return None
+    return codec.decode(GroupMetadataKey, key, key_version, 2).group
 
 
 def offset_commit_value(committed: CommittedOffset) -> bytes:
@@ -381,6 +392,10 @@ class OffsetStore:
         self.commit_timeout_ms = config.offsets_commit_timeout_ms
         self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
         self._orders: dict[str, OffsetsOrder] = {}   # the order Kafka's maps of them keep
+        # partition index -> Kafka's map of the groups of that partition (its shard), for
+        # the order ListGroups lists them in: a group is put when a commit or a join makes
+        # it and when its metadata is written, and goes with its tombstone
+        self._group_orders: dict[int, TimelineHashOrder] = {}
         self._groups: dict[str, GroupMetadataValue] = {}
         # partition index -> [(end offset of the batch, group, partition, offset before)]
         # for changes of the view not replicated yet, oldest first
@@ -534,6 +549,7 @@ class OffsetStore:
         for tp, committed in entries:
             current[tp] = committed
             order.put(*tp)
+        self._group_made(group_id)
         return written
 
     def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
@@ -563,6 +579,7 @@ class OffsetStore:
         self._orders.pop(group_id, None)
         if group_tombstone:
             self._groups.pop(group_id, None)
+            self._group_gone(group_id)
         return len(removed)
 
     def delete_partitions(self, partitions: Iterable[TopicPartition],
@@ -622,9 +639,49 @@ class OffsetStore:
         written = self._append(group_id, [(group_metadata_key(group_id), encoded)], now)
         if value is None:
             self._groups.pop(group_id, None)
+            self._group_gone(group_id)
         else:
             self._groups[group_id] = value
+            self._group_put(group_id)
         return written
+
+    # -- the order of a partition's groups (ListGroups) ---------------------------------
+
+    def _group_put(self, group_id: str) -> None:
+        """Kafka's `groups.put`: a group made, or its metadata written (a replacing put)."""
+        index = self.partition_for(group_id)
+        order = self._group_orders.get(index)
+        if order is None:
+            order = self._group_orders[index] = TimelineHashOrder()
+        order.put(group_id)
+
+    def _group_made(self, group_id: str) -> None:
+        """A commit's group: Kafka makes a group it does not have (a put), and only then."""
+        order = self._group_orders.get(self.partition_for(group_id))
+        if order is None or group_id not in order.keys:
+            self._group_put(group_id)
+
+    def _group_gone(self, group_id: str) -> None:
+        order = self._group_orders.get(self.partition_for(group_id))
+        if order is not None:
+            order.remove(group_id)
+
+    def groups_in_kafkas_order(self, group_ids: Iterable[str], shards: list[int]) -> list[str]:
+        """`group_ids` as Kafka's ListGroups lists them: shard after shard, in the order of
+        the coordinator runtime's ConcurrentHashMap of `__consumer_offsets` partitions
+        (`shards`, taken as put in ascending order), each shard's groups in the order of
+        its map of them. A group of no shard named comes last."""
+        by_shard: dict[int, list[str]] = {}
+        for group_id in group_ids:
+            by_shard.setdefault(self.partition_for(group_id), []).append(group_id)
+        ordered: list[str] = []
+        for position in concurrent_hash_map_order(topic_partition_hash(OFFSETS_TOPIC, index) for index in shards):
+            groups = by_shard.pop(shards[position], None)
+            if groups:
+                ordered += self._group_orders.get(shards[position], TimelineHashOrder()).ordered(groups)
+        for groups in by_shard.values():
+            ordered += groups
+        return ordered
 
     def loaded_groups(self) -> dict[str, GroupMetadataValue]:
         """The last persisted metadata of every group that has some (no tombstone after it)."""
@@ -647,6 +704,7 @@ class OffsetStore:
         its log start to its high watermark, records applied in order."""
         self._offsets.clear()
         self._orders.clear()
+        self._group_orders.clear()
         self._groups.clear()
         self._unreplicated.clear()
         topic = self.broker.metadata.topics.get(OFFSETS_TOPIC)
@@ -692,6 +750,7 @@ class OffsetStore:
             for group_id in [g for g in groups if self.partition_for(g) == index]:
                 del groups[group_id]
         self._unreplicated.pop(index, None)
+        self._group_orders.pop(index, None)
         self.broker.waiters.notify((OFFSETS_TOPIC, index))
 
     def _load_partition(self, partition) -> int:
@@ -710,7 +769,8 @@ class OffsetStore:
         end = partition.high_watermark
         pending: dict[int, list] = {}     # producer id -> records of its open transaction
         latest: dict[bytes, bytes | None] = {}   # raw key -> its last value (None: tombstone)
-        offset_keys: dict[bytes, tuple[str, str, int] | None] = {}   # raw key -> (group, topic, partition)
+        # raw key -> ("offset", (group, topic, partition)) or ("group", group), None for another
+        kinds: dict[bytes, tuple[str, Any] | None] = {}
         placed: dict[bytes, tuple[TimelineHashOrder, int]] = {}   # raw key -> its partition map, partition
         read = 0
 
@@ -725,19 +785,28 @@ class OffsetStore:
             if spot is not None and value is not None:   # a commit again: its map may grow
                 spot[0].put(spot[1])
                 return
-            if key not in offset_keys:
+            if key not in kinds:
                 try:
-                    offset_keys[key] = offset_key_fields(key)
+                    fields = offset_key_fields(key)
+                    group_id = group_key_id(key) if fields is None else None
                 except ProtocolError:   # logged when the last value is applied
-                    offset_keys[key] = None
-            fields = offset_keys[key]
-            if fields is None:
+                    fields = group_id = None
+                kinds[key] = ("offset", fields) if fields else ("group", group_id) if group_id is not None else None
+            kind = kinds[key]
+            if kind is None:
                 return
-            if value is None:
+            if kind[0] == "group":
+                if value is None:
+                    placed.clear()   # the group goes: its next commit makes it again
+                    self._group_gone(kind[1])
+                else:
+                    self._group_put(kind[1])
+            elif value is None:
                 placed.clear()   # maps may go with this offset, and be made anew
-                self._replay_removal(*fields)
+                self._replay_removal(*kind[1])
             else:
-                placed[key] = self._replay_commit(*fields), fields[2]
+                placed[key] = self._replay_commit(*kind[1]), kind[1][2]
+                self._group_made(kind[1][0])
 
         while offset < end:
             data = partition_log.read(offset, READ_CHUNK_BYTES, max_offset=end).read_bytes()
@@ -805,8 +874,8 @@ class OffsetStore:
                         offset=decoded.offset, leader_epoch=decoded.leader_epoch, metadata=decoded.metadata,
                         commit_timestamp_ms=decoded.commit_timestamp, expire_timestamp_ms=decoded.expire_timestamp)
                 return 1
-            if key_version == GROUP_METADATA_KEY_VERSION:
-                group = codec.decode(GroupMetadataKey, key, key_version, 2).group
+            group = group_key_id(key)
+            if group is not None:
                 if value is None:
                     self._groups.pop(group, None)
                 else:
@@ -891,6 +960,7 @@ class OffsetStore:
                         self.write_group_metadata(group_id, None, now)
                 else:
                     self._groups.pop(group_id, None)
+                self._group_gone(group_id)
                 result.dead_groups.append(group_id)
                 log.info("group %r is Empty without offsets: removed", group_id)
         return result
