@@ -78,6 +78,12 @@ retention = `offsets.retention.minutes`:
     coordinator holds, `group_coordinator.maybe_remove_empty_group` drops it and writes
     the tombstone.
 
+The orders Kafka answers in: OffsetFetch of all of a group's offsets lists them in the order
+of the coordinator's maps of them (`in_kafkas_order`, pylog/coordinator/offsets_order.py),
+ListGroups a partition's groups in the order of its map of them (`groups_in_kafkas_order`).
+Those orders depend on every record, not only on the last of each key, so the view keeps
+them through every write, and the load feeds them each record as it reads it.
+
 What a group looks like (`group_facts`) comes from `broker.group_coordinator.group(id)`
 (a ClassicGroup: state, protocol type, state timestamp, members' subscriptions) when the
 coordinator holds the group; otherwise from its last group metadata record (Empty: a
