@@ -4,7 +4,7 @@ Kafka and compare the answers field by field."""
 from __future__ import annotations
 
 import time
-from typing import Collection
+from typing import Callable, Collection
 
 from protocol.messages import CreateTopicsRequest, ProduceRequest
 from tests.integration.support import WireClient
@@ -47,3 +47,21 @@ def topics_with_records(client: WireClient, names: list[str], partitions: int, *
     for batch in batches:
         produce_to_every_partition(client, names, partitions, batch)
     return {topic.name: topic.topic_id for topic in client.metadata(names).topics}
+
+
+COORDINATOR_NOT_READY = (14, 15, 16)   # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+
+
+def while_coordinator_loads(call: Callable[[], tuple], timeout_s: float = 30, pause_s: float = 0.1):
+    """`call()` again while a group coordinator is not ready yet (Kafka's loads its partition
+    just after FindCoordinator answers): it returns an answer and its error code, or codes,
+    and is called until none of them is in COORDINATOR_NOT_READY or the time is up. Returns
+    the last answer."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        answer, codes = call()
+        if isinstance(codes, int):
+            codes = (codes,)
+        if not set(codes) & set(COORDINATOR_NOT_READY) or time.monotonic() > deadline:
+            return answer
+        time.sleep(pause_s)

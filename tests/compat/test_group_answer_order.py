@@ -15,22 +15,12 @@ from protocol.messages import (
     FindCoordinatorRequest,
     OffsetCommitRequest,
 )
+from tests.compat.answers import while_coordinator_loads
 from tests.compat.conftest import each_of_a_fresh_pair
 from tests.integration.support import WireClient
 
 SETTING = {"offsets.topic.num.partitions": "5"}
 GROUPS = [f"order-{i}" for i in range(30)]
-LOADING = (14, 15, 16)
-
-
-def until_answered(call):
-    """`call()` again while a coordinator is starting (every answer's error in LOADING)."""
-    deadline = time.monotonic() + 30
-    while True:
-        answer, codes = call()
-        if not set(codes) & set(LOADING) or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.2)
 
 
 def scenario(broker) -> dict:
@@ -38,19 +28,19 @@ def scenario(broker) -> dict:
     with WireClient(broker.bootstrap_servers, timeout_s=30) as client:
         client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[CreateTopicsRequest.CreatableTopic(
             name="order-topic", num_partitions=1, replication_factor=1)]))
-        until_answered(lambda: (None, [client.request(10, 4, FindCoordinatorRequest(
+        while_coordinator_loads(lambda: (None, [client.request(10, 4, FindCoordinatorRequest(
             key_type=0, coordinator_keys=GROUPS)).coordinators[i].error_code for i in range(len(GROUPS))]))
         Topic, Partition = OffsetCommitRequest.OffsetCommitRequestTopic, OffsetCommitRequest.OffsetCommitRequestPartition
         for group in GROUPS[:20]:   # groups that exist, with no members: Empty
-            until_answered(lambda group=group: (None, [client.request(8, 8, OffsetCommitRequest(
+            while_coordinator_loads(lambda group=group: (None, [client.request(8, 8, OffsetCommitRequest(
                 group_id=group, generation_id_or_member_epoch=-1, member_id="", topics=[Topic(
                     name="order-topic", partitions=[Partition(partition_index=0, committed_offset=1)])]))
                 .topics[0].partitions[0].error_code]))
         time.sleep(0.5)   # Kafka's reads see what its coordinators have committed
-        described = until_answered(lambda: (lambda r: (r, [g.error_code for g in r.groups]))(
+        described = while_coordinator_loads(lambda: (lambda r: (r, [g.error_code for g in r.groups]))(
             client.request(15, 5, DescribeGroupsRequest(groups=GROUPS))))
         found["described"] = [(g.group_id, g.error_code, g.group_state) for g in described.groups]
-        deleted = until_answered(lambda: (lambda r: (r, [g.error_code for g in r.results]))(
+        deleted = while_coordinator_loads(lambda: (lambda r: (r, [g.error_code for g in r.results]))(
             client.request(42, 2, DeleteGroupsRequest(groups_names=GROUPS[10:] + GROUPS[10:15]))))
         found["deleted"] = [(g.group_id, g.error_code) for g in deleted.results]
     return found

@@ -20,6 +20,7 @@ from protocol.messages import (
     ListGroupsRequest,
     OffsetCommitRequest,
 )
+from tests.compat.answers import while_coordinator_loads
 from tests.compat.conftest import each_of_a_fresh_pair
 from tests.integration.support import WireClient
 
@@ -28,20 +29,11 @@ SIMPLE = [f"simple-{i}" for i in range(40)]
 JOINED = [f"joined-{i}" for i in range(3)]
 DELETED = [SIMPLE[5], SIMPLE[17], SIMPLE[23], JOINED[1]]
 TOPIC = "listed"
-LOADING = (14, 15, 16)
-
-
-def until_ready(call):
-    deadline = time.monotonic() + 30
-    while True:
-        answer, code = call()
-        if code not in LOADING or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.1)
 
 
 def listed(client) -> list[tuple[str, str, str]]:
-    answer = until_ready(lambda: (lambda r: (r, r.error_code))(client.request(16, 4, ListGroupsRequest(states_filter=[]))))
+    answer = while_coordinator_loads(lambda: (lambda r: (r, r.error_code))(
+        client.request(16, 4, ListGroupsRequest(states_filter=[]))))
     return [(g.group_id, g.protocol_type, g.group_state) for g in answer.groups]
 
 
@@ -52,9 +44,9 @@ def scenario(broker) -> dict:
             CreateTopicsRequest.CreatableTopic(name=TOPIC, num_partitions=1, replication_factor=1)]))
         assert answer.topics[0].error_code == 0, answer
         for group in SIMPLE:
-            until_ready(lambda group=group: (None, client.request(10, 3, FindCoordinatorRequest(
+            while_coordinator_loads(lambda group=group: (None, client.request(10, 3, FindCoordinatorRequest(
                 key=group, key_type=0)).error_code))
-            until_ready(lambda group=group: (None, client.request(8, 8, OffsetCommitRequest(
+            while_coordinator_loads(lambda group=group: (None, client.request(8, 8, OffsetCommitRequest(
                 group_id=group, generation_id_or_member_epoch=-1, member_id="", topics=[
                     OffsetCommitRequest.OffsetCommitRequestTopic(name=TOPIC, partitions=[
                         OffsetCommitRequest.OffsetCommitRequestPartition(partition_index=0, committed_offset=1)])]))

@@ -9,7 +9,6 @@ compared at v5 and v8, then again after each broker restarts and replays `__cons
 from __future__ import annotations
 
 import random
-import time
 
 from protocol.messages import (
     CreateTopicsRequest,
@@ -18,13 +17,13 @@ from protocol.messages import (
     OffsetDeleteRequest,
     OffsetFetchRequest,
 )
+from tests.compat.answers import while_coordinator_loads
 from tests.compat.conftest import each_of_a_fresh_pair
 from tests.integration.support import WireClient
 
 TOPICS = ["orders", "payments", "audit-log", "clicks", "Zebra_9.events", "t"]
 PARTITIONS = 24
 GROUPS = 16
-LOADING = (14, 15, 16)   # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
 Commit, Delete = OffsetCommitRequest, OffsetDeleteRequest
 
 
@@ -38,7 +37,8 @@ def histories(seed: int = 16) -> list[list[tuple[str, dict[str, list[int]]]]]:
         steps = []
         for step in range(rng.randint(1, 7)):
             if step and rng.random() < 0.3 and any(committed.values()):
-                doomed = {t: sorted(rng.sample(sorted(ps), rng.randint(1, len(ps)))) for t, ps in committed.items() if ps}
+                doomed = {t: sorted(rng.sample(sorted(ps), rng.randint(1, len(ps))))
+                          for t, ps in committed.items() if ps}
                 steps.append(("delete", doomed))
                 for t, ps in doomed.items():
                     committed[t] -= set(ps)
@@ -55,21 +55,11 @@ def histories(seed: int = 16) -> list[list[tuple[str, dict[str, list[int]]]]]:
     return drawn
 
 
-def answered(call):
-    """`call()` again while the group's coordinator is not ready (an error in LOADING)."""
-    deadline = time.monotonic() + 30
-    while True:
-        answer, code = call()
-        if code not in LOADING or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.1)
-
-
 def listed(client, group: str) -> list:
-    v5 = answered(lambda: (lambda r: (r, r.error_code))(client.request(9, 5, OffsetFetchRequest(
+    v5 = while_coordinator_loads(lambda: (lambda r: (r, r.error_code))(client.request(9, 5, OffsetFetchRequest(
         group_id=group, topics=None))))
-    v8 = answered(lambda: (lambda r: (r, r.groups[0].error_code))(client.request(9, 8, OffsetFetchRequest(
-        groups=[OffsetFetchRequest.OffsetFetchRequestGroup(group_id=group, topics=None)]))))
+    v8 = while_coordinator_loads(lambda: (lambda r: (r, r.groups[0].error_code))(client.request(
+        9, 8, OffsetFetchRequest(groups=[OffsetFetchRequest.OffsetFetchRequestGroup(group_id=group, topics=None)]))))
     return [[(t.name, [(p.partition_index, p.committed_offset) for p in t.partitions]) for t in topics]
             for topics in (v5.topics, v8.groups[0].topics)]
 
@@ -83,9 +73,9 @@ def scenario(broker) -> dict:
             for name in TOPICS]))
         assert all(t.error_code == 0 for t in answer.topics), answer
         for group, steps in zip(groups, histories()):
-            answered(lambda group=group: (None, client.request(10, 3, FindCoordinatorRequest(
+            while_coordinator_loads(lambda group=group: (None, client.request(10, 3, FindCoordinatorRequest(
                 key=group, key_type=0)).error_code))
-            answered(lambda group=group: (None, client.request(9, 5, OffsetFetchRequest(
+            while_coordinator_loads(lambda group=group: (None, client.request(9, 5, OffsetFetchRequest(
                 group_id=group, topics=None)).error_code))
             for number, (kind, entries) in enumerate(steps):
                 if kind == "commit":
