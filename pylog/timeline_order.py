@@ -1,7 +1,9 @@
 """The order in which Kafka's `TimelineHashMap` hands back its keys, where Kafka answers in it:
 the committed offsets of a group that OffsetFetch lists when asked for all of them (the
 group coordinator's `OffsetMetadataManager` keeps them as a map of topic names, each a map
-of partition numbers).
+of partition numbers: pylog/coordinator/offsets_order.py), and the groups of each
+`__consumer_offsets` partition that ListGroups lists (`GroupMetadataManager`'s map of group
+ids: pylog/coordinator/offsets.py).
 
 A `TimelineHashMap` is a hash table of Kafka's own (`org.apache.kafka.timeline.BaseHashTable`):
 
