@@ -549,12 +549,9 @@ class OffsetStore:
         written = self._append(group_id, records, now)
         self._before_change(written, group_id, dict.fromkeys(tp for tp, _ in entries))
         current = self._offsets.setdefault(group_id, {})
-        order = self._orders.get(group_id)
-        if order is None:
-            order = self._orders[group_id] = OffsetsOrder()
         for tp, committed in entries:
             current[tp] = committed
-            order.put(*tp)
+            self._offset_put(group_id, *tp)
         self._group_made(group_id)
         return written
 
@@ -624,10 +621,9 @@ class OffsetStore:
         current = self._offsets.get(group_id)
         if current is None:
             return
-        order = self._orders.get(group_id)
         for tp in partitions:
-            if current.pop(tp, None) is not None and order is not None and order.remove(*tp):
-                del self._orders[group_id]
+            if current.pop(tp, None) is not None:
+                self._offset_removed(group_id, *tp)
         if not current:
             del self._offsets[group_id]
 
@@ -651,7 +647,22 @@ class OffsetStore:
             self._group_put(group_id)
         return written
 
-    # -- the order of a partition's groups (ListGroups) ---------------------------------
+    # -- the orders of Kafka's maps: a group's offsets (OffsetFetch), a partition's groups (ListGroups)
+
+    def _offset_put(self, group_id: str, topic: str, partition: int) -> TimelineHashOrder:
+        """An offset committed (written, or read at load), in Kafka's maps of the group's
+        offsets; returns its partition map."""
+        order = self._orders.get(group_id)
+        if order is None:
+            order = self._orders[group_id] = OffsetsOrder()
+        return order.put(topic, partition)
+
+    def _offset_removed(self, group_id: str, topic: str, partition: int) -> None:
+        """An offset's tombstone (written, or read at load), in Kafka's maps: the group's
+        go with its last offset."""
+        order = self._orders.get(group_id)
+        if order is not None and order.remove(topic, partition):
+            del self._orders[group_id]
 
     def _group_put(self, group_id: str) -> None:
         """Kafka's `groups.put`: a group made, or its metadata written (a replacing put)."""
@@ -809,9 +820,9 @@ class OffsetStore:
                     self._group_put(kind[1])
             elif value is None:
                 placed.clear()   # maps may go with this offset, and be made anew
-                self._replay_removal(*kind[1])
+                self._offset_removed(*kind[1])
             else:
-                placed[key] = self._replay_commit(*kind[1]), kind[1][2]
+                placed[key] = self._offset_put(*kind[1]), kind[1][2]
                 self._group_made(kind[1][0])
 
         while offset < end:
@@ -848,19 +859,6 @@ class OffsetStore:
         for key, value in latest.items():
             self._apply(key, value, partition.index)
         return read
-
-    def _replay_commit(self, group_id: str, topic: str, partition: int) -> TimelineHashOrder:
-        """An offset record read at load, in Kafka's maps; returns its partition map."""
-        order = self._orders.get(group_id)
-        if order is None:
-            order = self._orders[group_id] = OffsetsOrder()
-        return order.put(topic, partition)
-
-    def _replay_removal(self, group_id: str, topic: str, partition: int) -> None:
-        """A tombstone read at load, in Kafka's maps."""
-        order = self._orders.get(group_id)
-        if order is not None and order.remove(topic, partition):
-            del self._orders[group_id]
 
     def _apply(self, key: bytes | None, value: bytes | None, partition_index: int) -> int:
         """Apply one record to the view; 1 if it was an offset or group record, else 0."""

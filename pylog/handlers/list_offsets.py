@@ -60,7 +60,7 @@ def make_handler(broker):
         if request.isolation_level not in ISOLATION_LEVELS and request.topics:
             return failed_request(request, ErrorCode.UNKNOWN_SERVER_ERROR)
         named = [(topic.name, p) for topic in request.topics for p in topic.partitions]
-        repeated = named_twice(named) if len(named) > 1 else ()
+        repeated = named_twice(named)
         answers: dict[tuple[str, int], PartitionResponse] = {}
         for name, p in named:
             if (name, p.partition_index) in repeated:
@@ -76,17 +76,15 @@ def make_handler(broker):
 
 def named_twice(named: list) -> set[tuple[str, int]]:
     """The (topic, partition) pairs named more than once."""
+    if len(named) < 2:
+        return set()
     return {key for key, count in Counter((name, p.partition_index) for name, p in named).items() if count > 1}
 
 
 def in_kafkas_order(answers: dict[tuple[str, int], PartitionResponse]) -> list:
     """The answers as Kafka's ReplicaManager lists them: from a `mutable.HashMap` keyed by
     TopicPartition, grouped by topic (`groupBy`: an immutable `HashMap` of the names, each
-    holding a `mutable.HashMap` of its partitions), pylog/scala_order.py. One answer (what
-    a consumer asks for one partition) has no order to compute."""
-    if len(answers) == 1:
-        ((name, _), answer), = answers.items()
-        return [ListOffsetsResponse.ListOffsetsTopicResponse(name=name, partitions=[answer])]
+    holding a `mutable.HashMap` of its partitions), pylog/scala_order.py."""
     by_topic: dict[str, list[tuple[str, int]]] = {}
     for key in answers:
         by_topic.setdefault(key[0], []).append(key)
