@@ -389,11 +389,13 @@ class ClassicGroup:
 
     def select_protocol(self) -> str:
         """Kafka's vote: among the protocols every member supports, each member votes for
-        its most preferred; the most votes win (ties: the first voted for)."""
+        its most preferred; the most votes win. A tie goes to the protocol that comes first
+        in the order of Kafka's HashMap of the votes (`Stream.max` keeps the first of equals),
+        which is the order of the names' hashes, not of who voted first."""
         if not self.members:
             raise ValueError("cannot select a protocol for a group without members")
         candidates = self.candidate_protocols()
-        votes: dict[str, int] = {}
+        votes: JavaHashMap = JavaHashMap()
         for member in self.members.values():
             choice = member.vote(candidates)
             votes[choice] = votes.get(choice, 0) + 1
@@ -401,11 +403,15 @@ class ClassicGroup:
         return next(name for name, count in votes.items() if count == best)
 
     def summary(self) -> GroupSummary:
+        """DescribeGroups' view. Out of Stable the members show no metadata (no protocol is
+        chosen) but still the assignment they hold: the last one SyncGroup gave them, kept
+        through a rebalance until the next SyncGroup, or emptied when a rebalance cut
+        CompletingRebalance short (Kafka's `describeNoMetadata`; Kafka's older Scala
+        coordinator showed it empty)."""
         stable = self.state is GroupState.STABLE
         members = tuple(
             MemberSummary(m.member_id, m.group_instance_id, m.client_id, m.client_host,
-                          m.metadata(self.protocol_name) if stable else b"",
-                          m.assignment if stable else b"")
+                          m.metadata(self.protocol_name) if stable else b"", m.assignment)
             for m in self.members.values())
         return GroupSummary(self.state, self.protocol_type or "",
                             (self.protocol_name or "") if stable else "", members)

@@ -586,6 +586,22 @@ def test_protocol_vote_picks_the_most_preferred_common_protocol():
     assert [m.metadata for m in leader.members] == [b"rg"] * 3   # metadata of the chosen protocol
 
 
+@pytest.mark.parametrize("first_prefers", ["roundrobin", "range"])
+def test_a_tied_vote_goes_to_the_first_protocol_of_kafkas_hash_map(first_prefers):
+    """One vote each: Kafka picks the first of equals in its HashMap of the votes, ordered by
+    the names' hashes ("range" in bucket 9 before "roundrobin" in bucket 10), whichever
+    member voted first."""
+    h = Harness()
+    rr_first = (("roundrobin", b"rr"), ("range", b"rg"))
+    range_first = (("range", b"rg"), ("roundrobin", b"rr"))
+    mine, theirs = (rr_first, range_first) if first_prefers == "roundrobin" else (range_first, rr_first)
+    first = h.joined(h.join(protocols=mine))
+    h.sync(first.member_id, 1, {})
+    second = h.join(protocols=theirs)
+    leader = h.joined(h.join(first.member_id, protocols=mine))
+    assert leader.protocol_name == h.joined(second).protocol_name == "range"
+
+
 def test_only_protocols_every_member_supports_are_candidates():
     h = Harness()
     first = h.joined(h.join(protocols=(("sticky", b""), ("range", b""))))
@@ -806,7 +822,10 @@ def test_no_initial_delay_for_a_group_that_is_not_empty():
 # describe, persistence round trip
 
 
-def test_summary_shows_metadata_and_assignment_only_when_stable():
+def test_summary_shows_metadata_only_when_stable_and_the_held_assignment_in_every_state():
+    """Kafka's DescribeGroups out of Stable (`describeNoMetadata`): no metadata, but the
+    assignment each member holds, kept through a rebalance until the next SyncGroup, and
+    emptied when a rebalance cuts CompletingRebalance short."""
     h = Harness()
     a = h.joined(h.join())
     summary = h.group.summary()
@@ -818,6 +837,23 @@ def test_summary_shows_metadata_and_assignment_only_when_stable():
     member = summary.members[0]
     assert (member.member_id, member.client_id, member.client_host) == (a.member_id, "client", "/127.0.0.1")
     assert (member.metadata, member.assignment) == (b"range-meta", b"assigned")
+
+    b_join = h.join()   # a new member: the group prepares a rebalance
+    summary = h.group.summary()
+    assert summary.state is PREPARING and summary.protocol_data == ""
+    held = {m.member_id: (m.metadata, m.assignment) for m in summary.members}
+    assert held[a.member_id] == (b"", b"assigned")
+
+    h.join(a.member_id)
+    b = h.joined(b_join)
+    summary = h.group.summary()
+    assert summary.state is COMPLETING
+    assert {m.member_id: m.assignment for m in summary.members} == {a.member_id: b"assigned", b.member_id: b""}
+
+    h.join()   # a rebalance before SyncGroup: the assignments go with the generation
+    summary = h.group.summary()
+    assert summary.state is PREPARING
+    assert len(summary.members) == 3 and {m.assignment for m in summary.members} == {b""}
 
 
 def test_record_round_trip_restarts_the_sessions():
