@@ -6,7 +6,9 @@ The committed offsets live in `broker.offset_store` (`pylog.coordinator.offsets.
 coordinator.
 
 OffsetCommit, per partition, in this order:
-  - a topic or partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION;
+  - a topic or partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION, answered by the
+    broker before the coordinator sees the rest (`split_by_metadata`), and listed first
+    (`merged_after_refused`);
   - the group check, once for the whole request, answered on every remaining partition:
     `group_coordinator.validate_offset_commit(group_id, generation, member_id,
     group_instance_id, version)` (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
@@ -47,7 +49,8 @@ shown as replicated. pylog has no pending transactional offsets yet.
 OffsetDelete: first the coordinator check (its error at the request level); the group must
 exist -- known to the coordinator, or with committed offsets or metadata in the store
 (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no topics). Unknown
-topics/partitions: UNKNOWN_TOPIC_OR_PARTITION. Then by group state: Empty (or a simple
+topics/partitions: UNKNOWN_TOPIC_OR_PARTITION, answered and listed as OffsetCommit's are.
+Then by group state: Empty (or a simple
 group): every partition's offset is deleted (NONE, whether or not it had one);
 Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
 topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
@@ -84,40 +87,55 @@ def make_offset_commit_handler(broker):
     async def handle(request, context):
         version = context.api_version
         now = now_ms()
-        # Kafka's KafkaApis and OffsetCommitResponse.Builder: the partitions the metadata does
-        # not have are answered here, by topic in the order first met (a topic unknown as a
-        # whole is answered even with no partition); the others go to the coordinator, a
-        # topic entry for each request entry with any, and its answer is merged in after.
-        refused: dict[str, list[CommitPartition]] = {}
-        to_coordinator: list[tuple[str, list[tuple[CommitPartition, object]]]] = []
-        for topic in request.topics:
-            if topic.name not in broker.metadata.topics:
-                refused.setdefault(topic.name, []).extend(
-                    CommitPartition(partition_index=p.partition_index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                    for p in topic.partitions)
-                continue
-            valid = []
-            for p in topic.partitions:
-                answer = CommitPartition(partition_index=p.partition_index, error_code=ErrorCode.NONE)
-                if broker.in_metadata(topic.name, p.partition_index):
-                    valid.append((answer, p))
-                else:
-                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                    refused.setdefault(topic.name, []).append(answer)
-            if valid:
-                to_coordinator.append((topic.name, valid))
+        refused, to_coordinator = split_by_metadata(broker, request.topics, CommitPartition)
         answered = []   # the coordinator's answer: a topic entry for each request entry it got
         if to_coordinator:
             await commit(broker, request, version, now,
                          [(name, answer, p) for name, valid in to_coordinator for answer, p in valid])
             answered = [(name, [answer for answer, _ in valid]) for name, valid in to_coordinator]
-        if refused:   # merged into the refused ones, by topic
-            for name, partitions in answered:
-                refused.setdefault(name, []).extend(partitions)
-            answered = list(refused.items())
-        return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps) for n, ps in answered])
+        return OffsetCommitResponse(topics=[CommitTopic(name=n, partitions=ps)
+                                            for n, ps in merged_after_refused(refused, answered)])
 
     return handle
+
+
+def split_by_metadata(broker, topics, answer_cls) -> tuple[dict[str, list], list[tuple[str, list]]]:
+    """Kafka's KafkaApis for OffsetCommit and OffsetDelete: the partitions the metadata does
+    not have are answered by the broker, UNKNOWN_TOPIC_OR_PARTITION, by topic in the order
+    first met (a topic unknown as a whole gets its entry even with no partition named); the
+    others go to the coordinator, a topic entry for each request entry with any. Returns the
+    refused answers by topic, and the coordinator's part: (topic, [(answer, request
+    partition), ...]) with each answer an `answer_cls` at NONE for the coordinator to fill."""
+    refused: dict[str, list] = {}
+    to_coordinator: list[tuple[str, list]] = []
+    for topic in topics:
+        if topic.name not in broker.metadata.topics:
+            refused.setdefault(topic.name, []).extend(
+                answer_cls(partition_index=p.partition_index, error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                for p in topic.partitions)
+            continue
+        valid = []
+        for p in topic.partitions:
+            answer = answer_cls(partition_index=p.partition_index, error_code=ErrorCode.NONE)
+            if broker.in_metadata(topic.name, p.partition_index):
+                valid.append((answer, p))
+            else:
+                answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                refused.setdefault(topic.name, []).append(answer)
+        if valid:
+            to_coordinator.append((topic.name, valid))
+    return refused, to_coordinator
+
+
+def merged_after_refused(refused: dict[str, list], answered: list[tuple[str, list]]) -> list[tuple[str, list]]:
+    """The response builders' merge (OffsetCommitResponse.Builder, OffsetDeleteResponse.Builder):
+    with nothing refused, the coordinator's answer as it is; else the refused topics first, a
+    coordinator's topic appended to the refused entry of its name, or after them."""
+    if not refused:
+        return answered
+    for name, partitions in answered:
+        refused.setdefault(name, []).extend(partitions)
+    return list(refused.items())
 
 
 async def commit(broker, request, version: int, now: int, pending) -> None:
@@ -263,7 +281,6 @@ def make_offset_delete_handler(broker):
         facts = store.group_facts(group_id)
         if facts is None:
             return OffsetDeleteResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND)
-        answers = []
         eligible = []
         active = facts.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE)
         if active and facts.protocol_type != CONSUMER_PROTOCOL_TYPE:
@@ -271,35 +288,24 @@ def make_offset_delete_handler(broker):
         # Subscriptions unknown (undecodable): every topic counts as subscribed (Kafka's
         # GroupMetadata.isSubscribedToTopic).
         subscribed = facts.subscribed_topics
-        for topic in request.topics:
-            for p in topic.partitions:
-                answer = DeletePartition(partition_index=p.partition_index, error_code=ErrorCode.NONE)
-                answers.append((topic.name, answer, p))
-                if broker.partition(topic.name, p.partition_index) is None:
-                    answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                elif active and (subscribed is None or topic.name in subscribed):
+        refused, to_coordinator = split_by_metadata(broker, request.topics, DeletePartition)
+        for name, valid in to_coordinator:
+            if active and (subscribed is None or name in subscribed):
+                for answer, _ in valid:
                     answer.error_code = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
-                else:
-                    eligible.append((topic.name, p.partition_index, answer))
+            else:
+                eligible.extend((name, p.partition_index) for _, p in valid)
         if eligible:
             try:
-                store.delete_offsets(group_id, [(t, i) for t, i, _ in eligible], now_ms())
+                store.delete_offsets(group_id, eligible, now_ms())
             except BrokerError as exc:
                 return OffsetDeleteResponse(error_code=exc.code)
             error = await broker.group_coordinator.wait_replicated(store.written_so_far(group_id))
             if error:
                 return OffsetDeleteResponse(error_code=error)
-        return OffsetDeleteResponse(error_code=ErrorCode.NONE, topics=_group_by_topic(answers, DeleteTopic))
+        answered = [(name, [answer for answer, _ in valid]) for name, valid in to_coordinator]
+        return OffsetDeleteResponse(error_code=ErrorCode.NONE, topics=[
+            DeleteTopic(name=n, partitions=ps) for n, ps in merged_after_refused(refused, answered)])
 
     return handle
 
-
-# ---------------------------------------------------------------------------------------
-
-
-def _group_by_topic(answers, topic_cls) -> list:
-    """Response topics in request order, one entry per topic name."""
-    topics: dict[str, list] = {}
-    for name, answer, _ in answers:
-        topics.setdefault(name, []).append(answer)
-    return [topic_cls(name=name, partitions=partitions) for name, partitions in topics.items()]

@@ -1,24 +1,26 @@
 """The classic group protocol step by step, against the reference Kafka: the same scripts of
-JoinGroup, SyncGroup, Heartbeat, OffsetCommit, LeaveGroup and DescribeGroups, each request's
-answer compared field by field. Found by a differential probe of the protocol's states:
+JoinGroup, SyncGroup, Heartbeat, OffsetCommit, OffsetDelete, LeaveGroup and DescribeGroups,
+each request's answer compared field by field. Found by a differential probe of the protocol's states:
 
 - DescribeGroups out of Stable shows each member's assignment (the one it holds until the
   next SyncGroup, or none once a rebalance cut CompletingRebalance short), only the
   metadata is left out;
 - a tied protocol vote goes to the protocol first in the order of Kafka's HashMap of the
-  votes (by the names' hashes), not to the one voted for first.
+  votes (by the names' hashes), not to the one voted for first;
+- OffsetDelete lists the partitions the metadata lacks first, then merges the coordinator's
+  answer in, as OffsetCommit does (a topic named twice keeps two entries when nothing is
+  refused).
 
 The scripts walk a group through its states and the refusals of each: MEMBER_ID_REQUIRED,
 generations and member ids that do not match, protocol types and names that do not, a
 second member that starts a rebalance (the first one's heartbeat and SyncGroup meanwhile,
 its commit), leader and follower SyncGroups, a LeaveGroup of several members, static
 members replaced and fenced, invalid group ids and session timeouts, JoinGroup below v4
-(no MEMBER_ID_REQUIRED round).
+(no MEMBER_ID_REQUIRED round), OffsetDelete of a simple group and of a Stable one.
 
 Member ids are random (client id or instance id, and a UUID) and replaced by their order of
-appearance; a
-group's member list is compared as a set, since its order is that of a HashMap of those
-random ids (`pylog.java_order.JavaHashMap`, checked on its own). A request another one waits
+appearance; a group's member list is compared as a set, since its order is that of a HashMap
+of those random ids (`pylog.java_order.JavaHashMap`, checked on its own). A request another one waits
 on (a JoinGroup that has to wait for the rebalance, a follower's SyncGroup) is sent on a
 connection of its own in a thread, and its answer compared once the script releases it.
 """
@@ -40,17 +42,20 @@ from protocol.messages import (
     JoinGroupRequest,
     LeaveGroupRequest,
     OffsetCommitRequest,
+    OffsetDeleteRequest,
     SyncGroupRequest,
 )
 from tests.compat.answers import plain, while_coordinator_loads
 from tests.compat.conftest import unique
 from tests.integration.support import WireClient
 
-TOPIC = unique("classic-group-topic")
+TOPIC = unique("classic-group-topic")    # the one the members subscribe to
+OTHER = unique("classic-group-other")    # two partitions, subscribed by nobody
 Protocol = JoinGroupRequest.JoinGroupRequestProtocol
 Assignment = SyncGroupRequest.SyncGroupRequestAssignment
 Leaving = LeaveGroupRequest.MemberIdentity
 CommitTopic, CommitPartition = OffsetCommitRequest.OffsetCommitRequestTopic, OffsetCommitRequest.OffsetCommitRequestPartition
+DeleteTopic, DeletePartition = OffsetDeleteRequest.OffsetDeleteRequestTopic, OffsetDeleteRequest.OffsetDeleteRequestPartition
 RANGE = ("range",)
 # a member id: the client id, or a static member's instance id, then "-" and a random UUID
 MEMBER_ID = re.compile(r".+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -167,12 +172,20 @@ class Script:
     def describe(self, *groups: str):
         return DescribeGroupsRequest(groups=list(groups or [self.group]), include_authorized_operations=False)
 
-    def commit(self, member_id: str, generation: int, offset: int):
+    def commit(self, member_id: str, generation: int, offset: int, partitions=((TOPIC, 0),)):
+        topics: dict[str, list] = {}
+        for name, index in partitions:
+            topics.setdefault(name, []).append(CommitPartition(
+                partition_index=index, committed_offset=offset, committed_leader_epoch=-1, commit_timestamp=-1,
+                committed_metadata=""))
         return OffsetCommitRequest(group_id=self.group, generation_id_or_member_epoch=generation, member_id=member_id,
-                                   group_instance_id=None, retention_time_ms=-1, topics=[CommitTopic(
-                                       name=TOPIC, partitions=[CommitPartition(
-                                           partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
-                                           commit_timestamp=-1, committed_metadata="")])])
+                                   group_instance_id=None, retention_time_ms=-1,
+                                   topics=[CommitTopic(name=n, partitions=ps) for n, ps in topics.items()])
+
+    def delete_offsets(self, *topics: tuple[str, list[int]], group: str | None = None):
+        return OffsetDeleteRequest(group_id=self.group if group is None else group, topics=[
+            DeleteTopic(name=name, partitions=[DeletePartition(partition_index=i) for i in indexes])
+            for name, indexes in topics])
 
 
 def one_member(s: Script) -> None:
@@ -291,7 +304,26 @@ def tied_vote(s: Script) -> None:
     s.release("b: join")
 
 
-SCRIPTS = [one_member, a_second_member, static_members, refusals, tied_vote]
+def offset_deletes(s: Script) -> None:
+    """OffsetDelete of a simple group and of a Stable one: the partitions the metadata lacks
+    first, a topic named twice, the topic the members subscribe to."""
+    s.ask("delete: no such group", "a", 47, 0, s.delete_offsets((TOPIC, [0]), group=NO_SUCH_GROUP))
+    s.ask("simple commit", "a", 8, 8, s.commit("", -1, 1, [(TOPIC, 0), (OTHER, 0), (OTHER, 1)]))
+    s.ask("delete: a known and an unknown partition, an unknown topic", "a", 47, 0,
+          s.delete_offsets((TOPIC, [0, 5]), ("no-such-topic", [0]), (OTHER, [1])))
+    s.ask("delete: a topic named twice", "a", 47, 0, s.delete_offsets((OTHER, [0]), (TOPIC, [0]), (OTHER, [1])))
+    s.ask("delete: a topic named twice, one partition unknown", "a", 47, 0,
+          s.delete_offsets((OTHER, [0, 7]), (TOPIC, [0]), (OTHER, [1])))
+    s.ask("delete: only an unknown partition", "a", 47, 0, s.delete_offsets((OTHER, [9])))
+    s.ask("delete: an unknown topic, no partition", "a", 47, 0, s.delete_offsets(("no-such-topic", [])))
+    a = s.ask("join without member id", "a", 11, 7, s.join()).member_id
+    generation = s.ask("join", "a", 11, 7, s.join(a)).generation_id
+    s.ask("sync", "a", 14, 5, s.sync(a, generation, {a: b""}))
+    s.ask("member commit", "a", 8, 8, s.commit(a, generation, 2, [(TOPIC, 0), (OTHER, 0)]))
+    s.ask("delete: the subscribed topic and another", "a", 47, 0, s.delete_offsets((TOPIC, [0]), (OTHER, [0])))
+
+
+SCRIPTS = [one_member, a_second_member, static_members, refusals, tied_vote, offset_deletes]
 GROUPS = {script.__name__: unique(f"classic-{script.__name__}") for script in SCRIPTS}   # the same on both
 
 
@@ -301,7 +333,7 @@ def transcripts(both):
     for name, broker in both.items():
         with WireClient(broker.bootstrap_servers, timeout_s=30) as client:
             client.request(19, 5, CreateTopicsRequest(timeout_ms=30_000, topics=[CreateTopicsRequest.CreatableTopic(
-                name=TOPIC, num_partitions=1, replication_factor=1)]))
+                name=name, num_partitions=count, replication_factor=1) for name, count in ((TOPIC, 1), (OTHER, 2))]))
             groups = [*GROUPS.values(), GROUPS["refusals"] + "-v3"]
             while_coordinator_loads(lambda: (None, [c.error_code for c in client.request(10, 4, FindCoordinatorRequest(
                 key_type=0, coordinator_keys=groups)).coordinators]))

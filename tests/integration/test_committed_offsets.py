@@ -474,6 +474,33 @@ def test_offset_delete(embedded):
             consumer.close()
 
 
+def test_offset_delete_lists_the_partitions_the_metadata_lacks_first(embedded):
+    """Kafka's KafkaApis answers the unknown topics and partitions itself, then merges the
+    coordinator's answer in (OffsetDeleteResponse.Builder.merge): those come first, a topic
+    the coordinator answered joins the refused entry of its name, and with nothing refused a
+    topic named twice keeps its two entries. The answers are Kafka 4.1.1's to these requests."""
+    embedded.call(lambda: embedded.broker.create_topic("two", 2))
+    embedded.call(lambda: embedded.broker.create_topic("one", 1))
+    Topic, Partition = OffsetDeleteRequest.OffsetDeleteRequestTopic, OffsetDeleteRequest.OffsetDeleteRequestPartition
+
+    def delete(*topics):
+        response = client.request(47, 0, OffsetDeleteRequest(group_id="ordered", topics=[
+            Topic(name=name, partitions=[Partition(partition_index=i) for i in indexes]) for name, indexes in topics]))
+        assert response.error_code == 0
+        return [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in response.topics]
+
+    with WireClient(embedded.bootstrap_servers) as client:
+        client.request(8, 8, commit_request("ordered", {("one", 0): (1, "", -1, -1), ("two", 1): (1, "", -1, -1)}))
+        assert delete(("one", [0, 5]), ("missing", [0]), ("two", [1])) == [
+            ("one", [(5, 3), (0, 0)]), ("missing", [(0, 3)]), ("two", [(1, 0)])]
+        assert delete(("two", [0]), ("one", [0]), ("two", [1])) == [
+            ("two", [(0, 0)]), ("one", [(0, 0)]), ("two", [(1, 0)])]
+        assert delete(("two", [0, 7]), ("one", [0]), ("two", [1])) == [
+            ("two", [(7, 3), (0, 0), (1, 0)]), ("one", [(0, 0)])]
+        assert delete(("two", [9])) == [("two", [(9, 3)])]
+        assert delete(("missing", [])) == [("missing", [])]
+
+
 # ---------------------------------------------------------------------------------------
 # topic deletion
 
