@@ -50,12 +50,11 @@ OffsetDelete: first the coordinator check (its error at the request level); the 
 exist -- known to the coordinator, or with committed offsets or metadata in the store
 (GROUP_ID_NOT_FOUND otherwise, as a request-level error with no topics). Unknown
 topics/partitions: UNKNOWN_TOPIC_OR_PARTITION, answered and listed as OffsetCommit's are.
-Then by group state: Empty (or a simple
-group): every partition's offset is deleted (NONE, whether or not it had one);
-Stable/PreparingRebalance/CompletingRebalance of protocol type "consumer": partitions of
-topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the others are deleted; a
-non-empty group of another protocol type: NON_EMPTY_GROUP (request level). The answer
-waits for the tombstones' replication, as a commit's does.
+Then by group state: Empty (or a simple group): every partition's offset is deleted (NONE,
+whether or not it had one); Stable/PreparingRebalance/CompletingRebalance of protocol type
+"consumer": partitions of topics a member subscribes to get GROUP_SUBSCRIBED_TO_TOPIC, the
+others are deleted; a non-empty group of another protocol type: NON_EMPTY_GROUP (request
+level). The answer waits for the tombstones' replication, as a commit's does.
 
 The coordinator's modules are imported by the first group request (`Broker.group_coordinator`),
 so the names taken from them are imported in the handlers.
