@@ -9,6 +9,14 @@ no error, no entry); a topic left with no partition is left out too. v4+ carry t
 volume's total and usable bytes (statvfs: blocks and blocks available to unprivileged
 users, times the fragment size, as Java's FileStore reports them); a directory that
 cannot be read answers KAFKA_STORAGE_ERROR for that result.
+
+The order is Kafka's (ReplicaManager.describeLogDirs): the directory's logs as its
+LogManager's `ConcurrentHashMap` of them iterates (`java_order.concurrent_hash_map_order`,
+the logs taken in the order this broker opened them), grouped by topic with Scala's
+`groupBy`, an immutable HashMap whose order is that of every topic in the directory, asked
+for or not (`scala_order.champ_order`); each topic's partitions in the map's order. Kafka's
+map never shrinks: after topics are deleted its table may be larger than the logs left need,
+which is not followed here.
 """
 
 from __future__ import annotations
@@ -17,6 +25,9 @@ import os
 
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeLogDirsResponse
+
+from pylog.java_order import concurrent_hash_map_order, java_string_hashcode, topic_partition_hash
+from pylog.scala_order import champ_order
 
 
 Result = DescribeLogDirsResponse.DescribeLogDirsResult
@@ -40,16 +51,22 @@ def describe_dir(broker, wanted: set[tuple[str, int]] | None) -> Result:
         volume = os.statvfs(path)
     except OSError:
         return Result(error_code=ErrorCode.KAFKA_STORAGE_ERROR, log_dir=path)
-    by_topic: dict[str, list[PartitionInfo]] = {}
-    for (topic, index), partition_log in sorted(broker.log_manager.logs.items()):
+    logs = list(broker.log_manager.logs.items())
+    by_topic: dict[str, list[PartitionInfo]] = {}   # every topic of the directory: it decides the order
+    for position in concurrent_hash_map_order(topic_partition_hash(topic, index) for (topic, index), _ in logs):
+        (topic, index), partition_log = logs[position]
+        infos = by_topic.setdefault(topic, [])
         if wanted is not None and (topic, index) not in wanted:
             continue
         partition = broker.partition(topic, index)
         high_watermark = partition.high_watermark if partition is not None else partition_log.log_end_offset
-        by_topic.setdefault(topic, []).append(PartitionInfo(
+        infos.append(PartitionInfo(
             partition_index=index, partition_size=partition_log.size_bytes,
             offset_lag=max(high_watermark - partition_log.log_end_offset, 0), is_future_key=False))
+    names = list(by_topic)
     return Result(error_code=ErrorCode.NONE, log_dir=path,
-                  topics=[Topic(name=name, partitions=infos) for name, infos in by_topic.items()],
+                  topics=[Topic(name=name, partitions=by_topic[name])
+                          for name in champ_order(names, [java_string_hashcode(name) for name in names])
+                          if by_topic[name]],
                   total_bytes=volume.f_blocks * volume.f_frsize,
                   usable_bytes=volume.f_bavail * volume.f_frsize)

@@ -221,7 +221,29 @@ def test_describe_log_dirs_for_some_partitions(broker, raw):
     create(broker, "ld-some", 3)
     create(broker, "ld-other")
     result = describe_log_dirs(raw, topics={"ld-some": [0, 2, 9], "no-such-topic": [0]}).results[0]
-    assert [(t.name, [p.partition_index for p in t.partitions]) for t in result.topics] == [("ld-some", [0, 2])]
+    assert [(t.name, sorted(p.partition_index for p in t.partitions)) for t in result.topics] == [("ld-some", [0, 2])]
+
+
+# Topics created one request each, in this order, on a fresh broker, and the reference Kafka
+# 4.1.1's DescribeLogDirs answers over them: topics as its Scala HashMap of every topic in the
+# directory iterates, partitions as its ConcurrentHashMap of the logs does.
+LOG_DIR_TOPICS = [("orders", 8), ("payments", 2), ("audit", 1), ("alpha", 3), ("b", 3), ("zeta9", 3), ("q", 3)]
+KAFKAS_LOG_DIRS = [("alpha", [2, 0, 1]), ("payments", [0, 1]), ("zeta9", [0, 2, 1]), ("orders", [7, 0, 1, 2, 3, 4, 5, 6]),
+                   ("audit", [0]), ("q", [2, 1, 0]), ("b", [2, 1, 0])]
+KAFKAS_SOME_LOG_DIRS = [("alpha", [1]), ("zeta9", [0, 2])]
+
+
+def test_describe_log_dirs_answers_in_kafkas_order(broker, raw):
+    for name, count in LOG_DIR_TOPICS:
+        create(broker, name, count)
+
+    def listed(topics=None):
+        result = describe_log_dirs(raw, topics=topics).results[0]
+        return [(t.name, [p.partition_index for p in t.partitions]) for t in result.topics]
+
+    assert listed() == KAFKAS_LOG_DIRS
+    # the order of every topic in the directory, not of those asked for
+    assert listed({"zeta9": [2, 0, 9], "alpha": [1], "nope": [0]}) == KAFKAS_SOME_LOG_DIRS
 
 
 def test_describe_log_dirs_v1_has_no_volume_sizes(broker, raw):
