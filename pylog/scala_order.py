@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence, TypeVar
 
-from pylog.java_order import spread
+from protocol.java_order import spread
 
 T = TypeVar("T")
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from pylog.java_order import java_string_hashcode
+from protocol.java_order import java_string_hashcode
 
 FIBONACCI_MULTIPLIER = 0x9E3779B97F4A7C15   # -7046029254386353131 as a Java long
 MIN_CAPACITY = 2

@@ -428,6 +428,10 @@ class Log:
         """producer id -> its entry (epoch, last five batches, ...): a read-only live view."""
         return self._producer_state.producers
 
+    def producers_in_kafkas_order(self) -> list[tuple[int, ProducerStateEntry]]:
+        """(producer id, entry) in the order of Kafka's table of them (DescribeProducers)."""
+        return self._producer_state.in_kafkas_order()
+
     def last_sequence(self, producer_id: int) -> int:
         """The last sequence appended by the producer in its current epoch (-1: none)."""
         entry = self._producer_state.last_entry(producer_id)

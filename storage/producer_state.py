@@ -70,6 +70,12 @@ shutdown means a log written before producer state existed, hence no producers (
 snapshots are written at the last two segment bases and the log end, so the next open
 finds them); no snapshot after a crash means a replay from the log start offset.
 
+A snapshot lists the producers in the order Kafka's table (a `HashMap` by producer id)
+iterates them, so that its bytes are Kafka's: bucket by bucket of a table sized for the most
+producers it has held (cleared or expired, the table does not shrink), each bucket in the
+order its producers first came (`protocol.java_order`); DescribeProducers answers in the same
+order. A load puts the snapshot's producers back in that order.
+
 After a crash, snapshot files are whole or absent (written to a temp file and renamed).
 A snapshot above the recovered log end offset is deleted before loading; so is one at or
 below the log start offset (Kafka's rule: producers known only from deleted data are
@@ -87,6 +93,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from protocol.errors import ProtocolError
+from protocol.java_order import bucket_order, hash_map_capacity, java_long_hashcode, spread
 from protocol.records import (
     INT32_MAX,
     NO_PRODUCER_EPOCH,
@@ -308,7 +315,7 @@ class ProducerStateManager:
 
     __slots__ = (
         "dir", "producer_id_expiration_ms", "_producers", "_view", "_snapshots", "_map_end_offset",
-        "_last_snapshot_offset", "loaded_snapshot_offset",
+        "_last_snapshot_offset", "loaded_snapshot_offset", "_most_producers",
     )
 
     def __init__(self, dir: Path, *, producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
@@ -316,8 +323,9 @@ class ProducerStateManager:
         """`file_names`: the files of `dir`, when the caller has just listed it."""
         self.dir = dir if isinstance(dir, Path) else Path(dir)
         self.producer_id_expiration_ms = producer_id_expiration_ms
-        self._producers: dict[int, ProducerStateEntry] = {}
+        self._producers: dict[int, ProducerStateEntry] = {}   # in the order first put
         self._view = MappingProxyType(self._producers)
+        self._most_producers = 0   # the most the table has held: Kafka's HashMap is sized by it
         self._snapshots = list_snapshot_files(self.dir, file_names)  # SortedList of the snapshot files' offsets
         self._map_end_offset = 0
         # Kafka's lastSnapOffset: take_snapshot writes only above it (see the docstring).
@@ -331,6 +339,15 @@ class ProducerStateManager:
     def producers(self) -> Mapping[int, ProducerStateEntry]:
         """producer id -> entry: a read-only live view."""
         return self._view
+
+    def in_kafkas_order(self) -> list[tuple[int, ProducerStateEntry]]:
+        """(producer id, entry) as Kafka's HashMap of the producers iterates them (see the
+        module docstring): the order of its snapshots and of DescribeProducers."""
+        producers = self._producers
+        self._most_producers = max(self._most_producers, len(producers))
+        hashes = {producer_id: spread(java_long_hashcode(producer_id)) for producer_id in producers}
+        return [(producer_id, producers[producer_id])
+                for producer_id in bucket_order(producers, hashes, hash_map_capacity(self._most_producers))]
 
     def last_entry(self, producer_id: int) -> ProducerStateEntry | None:
         return self._producers.get(producer_id)
@@ -424,6 +441,8 @@ class ProducerStateManager:
         """Install the entries `validate_append` returned, once their batches are written."""
         if entries:
             self._producers.update(entries)
+            if len(self._producers) > self._most_producers:
+                self._most_producers = len(self._producers)
         self._map_end_offset = map_end_offset
 
     def apply_batches(
@@ -455,6 +474,8 @@ class ProducerStateManager:
             entry, header, header.base_offset, header.max_timestamp, coordinator_epoch,
             entry.producer_epoch, False,
         )
+        if len(self._producers) > self._most_producers:
+            self._most_producers = len(self._producers)
 
     # -- expiration --
 
@@ -484,8 +505,7 @@ class ProducerStateManager:
         if offset <= self._last_snapshot_offset or (latest is not None and offset <= latest):
             return None
         path = files.producer_snapshot_file_path(self.dir, offset)
-        write_snapshot_file(path, (self._producers[pid].to_snapshot_entry() for pid in sorted(self._producers)),
-                            sync=sync)
+        write_snapshot_file(path, (entry.to_snapshot_entry() for _, entry in self.in_kafkas_order()), sync=sync)
         self._snapshots.add(offset)
         self._last_snapshot_offset = offset
         logger.debug("Wrote producer snapshot %s with %d producer(s)", path.name, len(self._producers))
@@ -507,6 +527,7 @@ class ProducerStateManager:
                 entry = ProducerStateEntry.from_snapshot_entry(row)
                 if not self._is_expired(entry, now_ms):
                     self._producers[entry.producer_id] = entry
+            self._most_producers = max(self._most_producers, len(self._producers))
             self._map_end_offset = self._last_snapshot_offset = offset
             self.loaded_snapshot_offset = offset
             return

@@ -66,7 +66,7 @@ from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import check_group_configs
-from pylog.java_order import JavaHashMap
+from protocol.java_order import JavaHashMap
 from pylog.metadata import topic_name_problem
 from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage
 

@@ -126,7 +126,7 @@ from pylog.controller.failed_answers import (
     delete_topics_failed,
     past_deadline,
 )
-from pylog.java_order import JavaHashMap
+from protocol.java_order import JavaHashMap
 from pylog.metadata_image import RECOVERED, MetadataImage
 
 log = logging.getLogger("pylog.controller.topics")

@@ -106,7 +106,7 @@ from typing import Callable
 
 from protocol.error_codes import ErrorCode
 
-from pylog.java_order import JavaHashMap
+from protocol.java_order import JavaHashMap
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000   # Kafka's GroupCoordinator.NewMemberJoinTimeoutMs
 

@@ -121,7 +121,7 @@ from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.coordinator import OFFSETS_TOPIC
-from pylog.java_order import (
+from protocol.java_order import (
     computed_bucket_order,
     concurrent_hash_map_order,
     hash_set_order,
@@ -208,7 +208,7 @@ def in_kafkas_partition_order(group_ids: Iterable[str], partition_count: int, de
     """`group_ids` in the order Kafka's group coordinator answers a request naming several
     (DescribeGroups, DeleteGroups): it buckets them by `__consumer_offsets` partition, one
     `computeIfAbsent` per group on a HashMap keyed by TopicPartition, then answers partition
-    after partition in that map's order (pylog/java_order.py), each partition's groups in
+    after partition in that map's order (protocol/java_order.py), each partition's groups in
     request order; but a DeleteGroups (`deleting`) answers a partition's groups in the order
     of a HashSet of them, which it passes them through."""
     by_partition: dict[int, list[str]] = {}

@@ -90,7 +90,7 @@ from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import GROUP_CONFIG_KEYS, group_configs
 from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError, api_error_message
-from pylog.java_order import java_string_hashcode
+from protocol.java_order import java_string_hashcode
 from pylog.metadata import topic_name_problem
 from pylog.scala_order import mutable_hash_set_order
 

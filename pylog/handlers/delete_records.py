@@ -42,7 +42,7 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import DeleteRecordsResponse
 from pylog.errors import BrokerError
-from pylog.java_order import java_string_hashcode, topic_partition_hash
+from protocol.java_order import java_string_hashcode, topic_partition_hash
 from pylog.metadata import INTERNAL_TOPICS
 from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 

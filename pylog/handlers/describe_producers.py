@@ -7,10 +7,11 @@ it. As Kafka's KafkaApis.handleDescribeProducersRequest answers:
   with Kafka's message), a topic the metadata lacks UNKNOWN_TOPIC_OR_PARTITION (with the
   code's default message, as Kafka's ApiError carries it), for each of the partitions asked.
 - Per partition hosted here, leader or follower (Kafka reads the local log either way):
-  every producer in the log's producer state, by producer id: its epoch, last sequence,
-  last timestamp, coordinator epoch and the first offset of its open transaction (-1:
-  none). A partition not hosted here: NOT_LEADER_OR_FOLLOWER when the metadata has it
-  (`Broker.no_partition_error`), else UNKNOWN_TOPIC_OR_PARTITION.
+  every producer in the log's producer state, in the order of Kafka's HashMap of them
+  (storage/producer_state.py): its epoch, last sequence, last timestamp, coordinator epoch
+  and the first offset of its open transaction (-1: none). A partition not hosted here:
+  NOT_LEADER_OR_FOLLOWER when the metadata has it (`Broker.no_partition_error`), else
+  UNKNOWN_TOPIC_OR_PARTITION.
 """
 
 from __future__ import annotations
@@ -50,6 +51,6 @@ def describe_partition(broker, topic: str, index: int) -> PartitionResponse:
         producer_id=producer_id, producer_epoch=entry.producer_epoch, last_sequence=entry.last_sequence,
         last_timestamp=entry.last_timestamp_ms, coordinator_epoch=entry.coordinator_epoch,
         current_txn_start_offset=-1 if entry.current_txn_first_offset is None else entry.current_txn_first_offset)
-        for producer_id, entry in sorted(partition.log.producer_state.items())]
+        for producer_id, entry in partition.log.producers_in_kafkas_order()]
     return PartitionResponse(partition_index=index, error_code=ErrorCode.NONE, error_message=None,
                              active_producers=producers)

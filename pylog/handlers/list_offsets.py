@@ -44,7 +44,7 @@ from protocol.errors import InvalidRecord
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
 from pylog.errors import error_code_for
-from pylog.java_order import java_string_hashcode, topic_partition_hash
+from protocol.java_order import java_string_hashcode, topic_partition_hash
 from pylog.partition import NO_LEADER_EPOCH
 from pylog.scala_order import champ_order, mutable_hash_set_order
 

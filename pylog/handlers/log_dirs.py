@@ -26,7 +26,7 @@ import os
 from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeLogDirsResponse
 
-from pylog.java_order import concurrent_hash_map_order, java_string_hashcode, topic_partition_hash
+from protocol.java_order import concurrent_hash_map_order, java_string_hashcode, topic_partition_hash
 from pylog.scala_order import champ_order
 
 

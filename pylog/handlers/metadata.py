@@ -44,7 +44,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import MetadataResponse
 from protocol.schema import ZERO_UUID
 from pylog.handlers import authorized_operations
-from pylog.java_order import java_string_hashcode, uuid_hash
+from protocol.java_order import java_string_hashcode, uuid_hash
 from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
 from pylog.scala_order import (
     SMALL_SET_MAX,

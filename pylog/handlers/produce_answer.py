@@ -15,7 +15,7 @@ of the answer is the order of those maps, not the request's:
   metadata's name for it, "" if none) for one naming them by id (v13+).
 - An answer failing the whole request (`ProduceRequest.getErrorResponse`): every partition
   named, as a `java.util.HashMap` filled with one `compute` per partition, in request
-  order, iterates them (pylog/java_order.py), keyed by the request's own id and name (the
+  order, iterates them (protocol/java_order.py), keyed by the request's own id and name (the
   zero id below v13, "" from v13).
 
 Either way, partitions are grouped under topics in the order a topic (name and id) first
@@ -30,7 +30,7 @@ from typing import NamedTuple
 from protocol.error_codes import ErrorCode
 from protocol.messages import ProduceResponse
 from protocol.schema import ZERO_UUID
-from pylog.java_order import computed_bucket_order, spread, topic_id_partition_hash
+from protocol.java_order import computed_bucket_order, spread, topic_id_partition_hash
 from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse

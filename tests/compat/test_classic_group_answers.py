@@ -20,7 +20,7 @@ members replaced and fenced, invalid group ids and session timeouts, JoinGroup b
 
 Member ids are random (client id or instance id, and a UUID) and replaced by their order of
 appearance; a group's member list is compared as a set, since its order is that of a HashMap
-of those random ids (`pylog.java_order.JavaHashMap`, checked on its own). A request another one waits
+of those random ids (`protocol.java_order.JavaHashMap`, checked on its own). A request another one waits
 on (a JoinGroup that has to wait for the rebalance, a follower's SyncGroup) is sent on a
 connection of its own in a thread, and its answer compared once the script releases it.
 """

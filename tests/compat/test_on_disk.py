@@ -3,8 +3,10 @@
 One pylog and one Kafka, fresh for this module, get the same Produce requests: the same
 record batches, built here with `protocol.records.build_batch` and sent over a raw socket
 (`WireClient`), so that no client's batching can make them differ. Explicit CreateTime
-timestamps, no producer id except in the idempotent topic. A last topic is written by a
-real client (kafka-python, idempotence off, one record per batch). Then both brokers stop
+timestamps, no producer id except in the idempotent topic and in one written by seventeen
+producers of forty ids (Kafka's snapshot lists them as its HashMap of them iterates, not by
+id). A last topic is written by a real client (kafka-python, idempotence off, one record per
+batch). Then both brokers stop
 cleanly, which trims the indexes of the active segments, and the tests compare:
 
 - every partition's `.log`, `.index` and `.timeindex` files, byte for byte (the rolled
@@ -52,8 +54,12 @@ TOPICS = {
     "batched": (1, {}),
     "rolled": (1, {"segment.bytes": str(SEGMENT_BYTES)}),
     "idempotent": (1, {}),
+    "producers": (1, {}),
     "client": (2, {}),
 }
+# of forty producer ids, those that write to "producers", in this order: seventeen, so that
+# Kafka's HashMap of them has 32 buckets, and ids that share one
+PRODUCERS_USED = [15, 17, 3, 33, 16, 1, 39, 20, 31, 14, 2, 5, 7, 9, 11, 13, 30]
 
 
 def single_record_batches(start_ms: int = BASE_MS) -> list[bytes]:
@@ -143,6 +149,10 @@ def write_the_same_records(bootstrap_servers: str) -> dict:
             produce_all(client, topic, batches)
         producer_id, producer_epoch = init_producer_id(client)
         produce_all(client, "idempotent", idempotent_batches(producer_id, producer_epoch))
+        more_ids = [init_producer_id(client) for _ in range(40)]
+        produce_all(client, "producers", [
+            build_batch([(b"p", b"%d" % k)], producer_id=more_ids[k][0], producer_epoch=more_ids[k][1],
+                        base_sequence=0, timestamp_ms=BASE_MS + k) for k in PRODUCERS_USED])
     producer = KafkaProducer(bootstrap_servers=bootstrap_servers, enable_idempotence=False, acks="all",
                              linger_ms=0, max_in_flight_requests_per_connection=1)
     try:
@@ -215,7 +225,7 @@ def snapshot_names(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.glob("*.snapshot"))
 
 
-@pytest.mark.parametrize("partition", ["idempotent-0", "rolled-0", "single-0"])
+@pytest.mark.parametrize("partition", ["idempotent-0", "producers-0", "rolled-0", "single-0"])
 def test_producer_snapshots_are_byte_identical(twin_logs, partition, compat_table):
     """Same names (the offsets they were taken at) and same bytes: the producer id is the same."""
     ours, theirs = twin_logs["pylog"] / partition, twin_logs["kafka"] / partition

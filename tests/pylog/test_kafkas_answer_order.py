@@ -1,5 +1,5 @@
 """The orders of Java's hash collections in which Kafka's group coordinator answers
-(pylog/java_order.py): the groups of a DescribeGroups or DeleteGroups
+(protocol/java_order.py): the groups of a DescribeGroups or DeleteGroups
 (partition by partition of `__consumer_offsets` in a HashMap's order; a DeleteGroups, each
 partition's groups in a HashSet's order) and a group's members (a HashMap by member id).
 The expected orders were printed by Java 17 (a HashMap<TopicPartition, List<String>> filled
@@ -9,7 +9,7 @@ with the reference Kafka."""
 
 import pytest
 
-from pylog.java_order import JavaHashMap, hash_set_order
+from protocol.java_order import JavaHashMap, hash_set_order
 from pylog.coordinator.offsets import in_kafkas_partition_order
 
 CASES = [

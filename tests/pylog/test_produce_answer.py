@@ -9,7 +9,7 @@ from protocol.messages import ProduceRequest
 from protocol.records import build_batch
 from protocol.schema import ZERO_UUID
 from pylog.handlers.produce_answer import PartitionKey, answer_order, by_topic, failure
-from pylog.java_order import computed_bucket_order, spread
+from protocol.java_order import computed_bucket_order, spread
 from tests.pylog.batch_shapes import raw_batch, record_bytes
 from tests.pylog.wire import RawClient
 

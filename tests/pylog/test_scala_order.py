@@ -15,7 +15,7 @@ import pytest
 from protocol.messages import MetadataRequest
 
 from pylog.handlers.metadata import known_and_unknown
-from pylog.java_order import java_string_hashcode, uuid_hash
+from protocol.java_order import java_string_hashcode, uuid_hash
 from pylog.scala_order import (
     immutable_set_order,
     list_hashcode,

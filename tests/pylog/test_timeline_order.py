@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pylog.java_order import java_string_hashcode
+from protocol.java_order import java_string_hashcode
 from pylog.timeline_order import TimelineHashOrder, slot_of
 
 

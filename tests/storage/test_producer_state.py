@@ -293,6 +293,40 @@ def test_a_clean_close_writes_a_snapshot_in_kafkas_layout(tmp_path):
     ]
 
 
+# Producers that appended to one partition, in this order (producer ids 0-39 allocated), and
+# the order Kafka 4.1.1 wrote them in its snapshot at a clean stop and listed them in
+# DescribeProducers: its HashMap of 32 buckets for 17 producers, by id, 33 before 1 and 39
+# before 7 in their buckets because they came first.
+PRODUCERS_PUT = [15, 17, 3, 33, 16, 1, 39, 20, 31, 14, 2, 5, 7, 9, 11, 13, 30]
+KAFKAS_SNAPSHOT_ORDER = [33, 1, 2, 3, 5, 39, 7, 9, 11, 13, 14, 15, 16, 17, 20, 30, 31]
+
+
+def test_a_snapshot_lists_the_producers_in_kafkas_order(tmp_path):
+    dir = tmp_path / "t-0"
+    log = open_log(dir)
+    for pid in PRODUCERS_PUT:
+        log.append(batch(pid=pid), now_ms=BASE_TIME_MS)
+    assert [pid for pid, _ in log.producers_in_kafkas_order()] == KAFKAS_SNAPSHOT_ORDER
+    log.close()
+    _, rows = decode_snapshot_file(dir / "00000000000000000017.snapshot")
+    assert [row[0] for row in rows] == KAFKAS_SNAPSHOT_ORDER
+    reopened = open_log(dir, had_clean_shutdown=True)   # put back in the file's order: the same again
+    assert [pid for pid, _ in reopened.producers_in_kafkas_order()] == KAFKAS_SNAPSHOT_ORDER
+    reopened.close()
+
+
+def test_the_producer_table_does_not_shrink(tmp_path):
+    """Producers gone (expired) leave Kafka's HashMap at the size it grew to: the four left
+    keep the order of 32 buckets (1 and 33 in one), not that of 16 (1, 17 and 33 in one)."""
+    log = open_log(tmp_path / "t-0")
+    for pid in PRODUCERS_PUT:
+        log.append(batch(pid=pid, ts=BASE_TIME_MS if pid in (1, 17, 33, 2) else BASE_TIME_MS - DAY_MS),
+                   now_ms=BASE_TIME_MS)
+    assert log.remove_expired_producers(BASE_TIME_MS + DAY_MS // 2) == 13
+    assert [pid for pid, _ in log.producers_in_kafkas_order()] == [33, 1, 2, 17]
+    log.close()
+
+
 def test_state_survives_a_clean_close_and_reopen(tmp_path):
     dir = tmp_path / "t-0"
     log = open_log(dir)

@@ -3,7 +3,11 @@ in them: a group's members (a HashMap by member id: DescribeGroups, the leader's
 answer, the member that becomes leader), the groups of a DescribeGroups or DeleteGroups (a
 HashMap by `__consumer_offsets` partition, a HashSet of group ids), the topics of a
 CreatePartitions (a HashSet of their names, in the controller), the `__consumer_offsets`
-partitions a ListGroups goes through (the ConcurrentHashMap of the coordinator's shards).
+partitions a ListGroups goes through (the ConcurrentHashMap of the coordinator's shards), the
+partition logs of a DescribeLogDirs (the LogManager's ConcurrentHashMap), and where Kafka
+writes in them: a producer snapshot's entries (a partition's HashMap of producers by id, also
+DescribeProducers' order). Both the broker (pylog/) and the storage layer (storage/) follow
+these orders, so they live here, below both.
 
 java.util.HashMap (Java 17): a table of buckets, 16 on the first insertion, doubled when
 it holds more than three quarters of its size; a key goes to bucket `spread(hash) & (size -
@@ -38,6 +42,28 @@ def java_string_hashcode(text: str) -> int:
     for (unit,) in struct.iter_unpack(">H", data):
         h = (31 * h + unit) & 0xFFFFFFFF
     return int32(h)
+
+
+def java_long_hashcode(value: int) -> int:
+    """Java's `Long.hashCode` (int32): the value's two 32-bit halves xor-ed."""
+    bits = value & 0xFFFF_FFFF_FFFF_FFFF
+    return int32((bits ^ (bits >> 32)) & 0xFFFF_FFFF)
+
+
+def hash_map_capacity(size: int, capacity: int = 16) -> int:
+    """The buckets of a HashMap of `capacity` buckets once it has held `size` keys: doubled
+    while the keys are more than three quarters of it (a table never shrinks, so `size` is
+    the most it ever held)."""
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
+def bucket_order(keys: Iterable[Any], spread_hashes, capacity: int) -> list:
+    """`keys`, in the order they were put, as a HashMap of `capacity` buckets iterates them:
+    bucket by bucket (`spread_hashes[key] & (capacity - 1)`), each bucket in the order put."""
+    mask = capacity - 1
+    return sorted(keys, key=lambda key: spread_hashes[key] & mask)
 
 
 def spread(h: int) -> int:
@@ -160,8 +186,7 @@ class JavaHashMap(dict):
                     self._capacity < TREEIFY_CAPACITY:
                 self._capacity *= 2
             self._hash[key] = key_hash
-            if len(self._hash) > self._capacity * 3 // 4:
-                self._capacity *= 2
+            self._capacity = hash_map_capacity(len(self._hash), self._capacity)
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
@@ -176,8 +201,7 @@ class JavaHashMap(dict):
         """Bucket by bucket; within one, the dict's own order, which is Java's link order: a
         new key goes last, a key put again keeps its place, one removed and put again goes
         last."""
-        mask = self._capacity - 1
-        return sorted(dict.keys(self), key=lambda k: self._hash[k] & mask)
+        return bucket_order(dict.keys(self), self._hash, self._capacity)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._ordered())

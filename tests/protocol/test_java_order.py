@@ -1,9 +1,9 @@
-"""pylog/java_order.py's model of java.util.concurrent.ConcurrentHashMap's iteration order,
+"""protocol/java_order.py's model of java.util.concurrent.ConcurrentHashMap's iteration order,
 against what Java 17 and Kafka 4.1.1 did."""
 
 from __future__ import annotations
 
-from pylog.java_order import concurrent_hash_map_order, topic_partition_hash
+from protocol.java_order import concurrent_hash_map_order, topic_partition_hash
 
 # ConcurrentHashMap: the orders Java 17 iterated these Integer keys in (drawn by java.util.Random,
 # put in this order): 27 and 41 keys, the table doubled at the 12th and the 24th
