@@ -34,7 +34,8 @@ class HighWatermarkCheckpoint:
 
     def write(self, partitions: Iterable) -> None:
         """Save the high watermark of each of `partitions` (pylog.partition.Partition)."""
-        self.file.write({(p.topic, p.index): p.high_watermark for p in partitions})
+        # sorted by partition, where Kafka writes a Scala AnyRefMap's order (storage/manager.py)
+        self.file.write(dict(sorted(((p.topic, p.index), p.high_watermark) for p in partitions)))
 
     def read(self) -> dict[tuple[str, int], int]:
         return self.file.read()

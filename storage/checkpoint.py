@@ -124,7 +124,9 @@ class OffsetCheckpointFile:
             pass
 
     def write(self, offsets: Mapping[tuple[str, int], int], *, sync: bool = True) -> None:
-        lines = [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]
+        """Write `offsets`, one line each, in the mapping's order: the caller gives the order
+        Kafka writes that file in."""
+        lines = [f"{topic} {partition} {offset}" for (topic, partition), offset in offsets.items()]
         write_checkpoint_file(self.path, OFFSET_CHECKPOINT_VERSION, lines, sync=sync)
 
     def read(self) -> dict[tuple[str, int], int]:

@@ -45,6 +45,15 @@ is done. The broker calls `write_checkpoints` periodically (Kafka's
 / `remove_expired_producers` (every `producer.id.expiration.check.interval.ms`) from its
 housekeeping, with the current time.
 
+The entries of the two checkpoint files come in the order Kafka writes them: its LogManager
+maps each directory's logs (`map` for the recovery points, a `mutable.HashMap` sized for them;
+`collect` for the log start offsets, one grown from 16) and writes the map as it iterates
+(`protocol.scala_order.mutable_hash_map_order`), so the files are Kafka's byte for byte.
+`replication-offset-checkpoint` (pylog/high_watermarks.py) and `cleaner-offset-checkpoint`
+(storage/cleaner/checkpoint.py) list their entries sorted by partition, where Kafka writes a
+`mutable.AnyRefMap`'s order (open addressing, which depends on the order its partitions came
+in) and an immutable Map's built from the file it read; every reader takes any order.
+
 Creating a partition's log: `create_log` makes its directory and files, `sync_data_dir`
 makes the directory's entry durable (one fsync for any number of new logs), and
 `adopt_log` makes it one of the manager's logs; `get_or_create_log` does all three.
@@ -69,6 +78,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Mapping
 
+from protocol.java_order import topic_partition_hash
+from protocol.scala_order import mutable_hash_map_order
 from storage import files
 from storage.checkpoint import OffsetCheckpointFile, fsync_dir, write_file_atomically
 from storage.config import LogConfig
@@ -313,19 +324,21 @@ class LogManager:
 
     def write_checkpoints(self) -> None:
         """Write recovery-point-offset-checkpoint and log-start-offset-checkpoint."""
-        self._recovery_points.write({tp: log.recovery_point for tp, log in self._logs.items()})
+        self._recovery_points.write(_in_kafkas_order(
+            {tp: log.recovery_point for tp, log in self._logs.items()}, size_known=True))
         self.write_log_start_offsets()
 
     def write_log_start_offsets(self) -> None:
         """Write log-start-offset-checkpoint (fsynced): the broker calls it before it
         acknowledges a DeleteRecords, so that the new log start survives a crash."""
-        self._log_start_offsets.write(
+        self._log_start_offsets.write(_in_kafkas_order(
             {
                 tp: log.log_start_offset
                 for tp, log in self._logs.items()
                 if log.log_start_offset > log.segments[0].base_offset
-            }
-        )
+            },
+            size_known=False,
+        ))
 
     # -- lifecycle --
 
@@ -376,3 +389,12 @@ def _cyclic_gc_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _in_kafkas_order(offsets: dict, *, size_known: bool) -> dict:
+    """`offsets` by partition, in the order of the Scala `mutable.HashMap` Kafka writes the
+    checkpoint from (see the module docstring)."""
+    partitions = list(offsets)
+    ordered = mutable_hash_map_order(partitions, [topic_partition_hash(topic, index) for topic, index in partitions],
+                                     size_known=size_known)
+    return {tp: offsets[tp] for tp in ordered}

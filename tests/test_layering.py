@@ -7,9 +7,9 @@
 - `storage` takes from `protocol` only the record-batch codec and what it is built on:
   `protocol.records`, `protocol.record_scan`, `protocol.errors`, `protocol.primitives`,
   `protocol.crc32c`, `protocol.compression`, `protocol.file_range` (a byte range of a file,
-  and the one exact pread) and `protocol.java_order` (the orders of Java's hash
-  collections: a producer snapshot lists its producers in one) (never the message schemas,
-  the codec, headers or framing).
+  and the one exact pread), `protocol.java_order` and `protocol.scala_order` (the orders of
+  Java's and Scala's hash collections: Kafka writes a producer snapshot and two checkpoint
+  files in them) (never the message schemas, the codec, headers or framing).
 - `protocol` is a pure codec: no event loop, sockets, threads or processes.
 - `storage` does blocking file I/O but no event loop and no network.
 
@@ -36,6 +36,7 @@ STORAGE_MAY_IMPORT_FROM_PROTOCOL = (
     "protocol.compression",
     "protocol.file_range",
     "protocol.java_order",
+    "protocol.scala_order",
 )
 # `threading` itself is allowed: protocol/codec.py guards its compile cache with a
 # threading.Lock, which is neither I/O nor a way to run work. Importing Thread or Timer by

@@ -40,7 +40,7 @@ DescribeConfigs, as Kafka's `ConfigHelper.describeConfigs` answers it:
   before describing anything: every resource INVALID_REQUEST with the code's own text.
 - Order: Kafka gathers a resource's configs into a Scala `mutable.HashMap` by name (its
   `allConfigs`; the keys asked filter it into another), so they come in that map's order
-  (pylog/scala_order.py), not by name; a broker's loggers come in their own order.
+  (protocol/scala_order.py), not by name; a broker's loggers come in their own order.
 
 IncrementalAlterConfigs and AlterConfigs: the broker answers some resources itself, as
 Kafka's `ConfigAdminManager.preprocess` does, and forwards the others to the controller
@@ -92,7 +92,7 @@ from pylog.handlers.forwarding import forwarding_handler
 from pylog.errors import BrokerError, api_error_message
 from protocol.java_order import java_string_hashcode
 from pylog.metadata import topic_name_problem
-from pylog.scala_order import mutable_hash_set_order
+from protocol.scala_order import mutable_hash_set_order
 
 log = logging.getLogger("pylog.configs")
 

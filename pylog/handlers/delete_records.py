@@ -19,7 +19,7 @@ offset); a failure carries low_watermark -1. A partition named twice counts once
 the last offset given (Kafka builds a map); a topic named with no partition is not in the
 answer.
 
-Order, Kafka's (`kafkas_order`, pylog/scala_order.py): KafkaApis keeps the partitions in
+Order, Kafka's (`kafkas_order`, protocol/scala_order.py): KafkaApis keeps the partitions in
 Scala maps keyed by TopicPartition and groups them by topic (`groupBy`, an immutable
 `HashMap`: the topics come in its trie's order). When some partition is in the metadata,
 the results are one `mutable.HashMap` and each topic's partitions come in a `mutable.HashMap`'s
@@ -44,7 +44,7 @@ from protocol.messages import DeleteRecordsResponse
 from pylog.errors import BrokerError
 from protocol.java_order import java_string_hashcode, topic_partition_hash
 from pylog.metadata import INTERNAL_TOPICS
-from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
+from protocol.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 
 INVALID_LOW_WATERMARK = -1
 

@@ -46,7 +46,7 @@ from protocol.records import TimestampType, iter_records, read_batch_header
 from pylog.errors import error_code_for
 from protocol.java_order import java_string_hashcode, topic_partition_hash
 from pylog.partition import NO_LEADER_EPOCH
-from pylog.scala_order import champ_order, mutable_hash_set_order
+from protocol.scala_order import champ_order, mutable_hash_set_order
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 # the first version that may ask for each special timestamp
@@ -84,7 +84,7 @@ def named_twice(named: list) -> set[tuple[str, int]]:
 def in_kafkas_order(answers: dict[tuple[str, int], PartitionResponse]) -> list:
     """The answers as Kafka's ReplicaManager lists them: from a `mutable.HashMap` keyed by
     TopicPartition, grouped by topic (`groupBy`: an immutable `HashMap` of the names, each
-    holding a `mutable.HashMap` of its partitions), pylog/scala_order.py."""
+    holding a `mutable.HashMap` of its partitions), protocol/scala_order.py."""
     by_topic: dict[str, list[tuple[str, int]]] = {}
     for key in answers:
         by_topic.setdefault(key[0], []).append(key)

@@ -27,7 +27,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import DescribeLogDirsResponse
 
 from protocol.java_order import concurrent_hash_map_order, java_string_hashcode, topic_partition_hash
-from pylog.scala_order import champ_order
+from protocol.scala_order import champ_order
 
 
 Result = DescribeLogDirsResponse.DescribeLogDirsResult

@@ -25,7 +25,7 @@ has an id, the request is answered by ids alone (Kafka ignores the names then): 
 unknown id gets UNKNOWN_TOPIC_ID with a null name and the id it asked about, listed
 before the known topics; nothing is created.
 
-Order, Kafka's (pylog/scala_order.py): Kafka's KafkaApis and KRaftMetadataCache pass the
+Order, Kafka's (protocol/scala_order.py): Kafka's KafkaApis and KRaftMetadataCache pass the
 topics and partitions through Scala sets, so an answer lists
 - the topics asked by name once each, those that exist first, in the order of the Scala
   `Set` of the names asked (the order asked when there are up to four), then the others;
@@ -46,7 +46,7 @@ from protocol.schema import ZERO_UUID
 from pylog.handlers import authorized_operations
 from protocol.java_order import java_string_hashcode, uuid_hash
 from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
-from pylog.scala_order import (
+from protocol.scala_order import (
     SMALL_SET_MAX,
     immutable_set_order,
     list_hashcode,

@@ -10,7 +10,7 @@ of the answer is the order of those maps, not the request's:
   partitions whose records field is refused are three Scala `mutable.HashMap`s; their
   entries are added, in that order of maps and each map in its own order, to an immutable
   `Map`, which keeps the order added up to four entries and is a CHAMP trie from the fifth
-  (pylog/scala_order.py). There the key is (the metadata's id of the topic, the zero id if
+  (protocol/scala_order.py). There the key is (the metadata's id of the topic, the zero id if
   it has none; the topic's name) for a request naming topics, (the id named; the
   metadata's name for it, "" if none) for one naming them by id (v13+).
 - An answer failing the whole request (`ProduceRequest.getErrorResponse`): every partition
@@ -31,7 +31,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import ProduceResponse
 from protocol.schema import ZERO_UUID
 from protocol.java_order import computed_bucket_order, spread, topic_id_partition_hash
-from pylog.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
+from protocol.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 

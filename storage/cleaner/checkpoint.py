@@ -40,4 +40,5 @@ class CleanerCheckpoint:
             offsets.pop((topic, partition), None)
         else:
             offsets[(topic, partition)] = first_dirty_offset
-        self.file.write(offsets, sync=sync)
+        # sorted by partition, where Kafka writes a Scala Map's order (storage/manager.py)
+        self.file.write(dict(sorted(offsets.items())), sync=sync)

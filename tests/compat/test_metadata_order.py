@@ -1,6 +1,6 @@
 """The order of a Metadata answer, against the reference Kafka: Kafka's KafkaApis and
 KRaftMetadataCache pass topics and partitions through Scala sets, so its answers list
-topics and partitions in those sets' orders (pylog/scala_order.py), and each name asked
+topics and partitions in those sets' orders (protocol/scala_order.py), and each name asked
 once. On a fresh pair of brokers with the same 40 topics (some with more partitions than a
 set's first table holds, two grown by CreatePartitions): every topic, names asked (up to
 four, more, with unknown ones and with repeats) and topic ids asked (known and unknown)."""

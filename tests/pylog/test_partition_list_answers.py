@@ -10,7 +10,7 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, ListOffsetsRequest, ProduceRequest
 from protocol.records import build_batch
 from protocol.java_order import java_string_hashcode, topic_partition_hash
-from pylog.scala_order import champ_order, mutable_hash_set_order
+from protocol.scala_order import champ_order, mutable_hash_set_order
 from tests.pylog.wire import RawClient
 
 FETCH, LIST_OFFSETS, PRODUCE = 1, 2, 0

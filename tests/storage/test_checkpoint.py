@@ -11,7 +11,8 @@ from storage.errors import CorruptCheckpoint
 def test_offset_checkpoint_format(tmp_path):
     checkpoint = OffsetCheckpointFile(tmp_path / "recovery-point-offset-checkpoint")
     checkpoint.write({("orders", 1): 998, ("orders", 0): 1234, ("my-topic.v2", 10): 0})
-    assert checkpoint.path.read_text() == "0\n3\nmy-topic.v2 10 0\norders 0 1234\norders 1 998\n"
+    # in the mapping's order: the caller gives Kafka's (storage/manager.py)
+    assert checkpoint.path.read_text() == "0\n3\norders 1 998\norders 0 1234\nmy-topic.v2 10 0\n"
     assert checkpoint.read() == {("orders", 1): 998, ("orders", 0): 1234, ("my-topic.v2", 10): 0}
     assert not (tmp_path / "recovery-point-offset-checkpoint.tmp").exists()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import logging
 
 from storage.config import LogConfig
@@ -18,6 +17,40 @@ def fill(manager: LogManager, clock: Clock) -> None:
             log.append(make_batch(2, tag=i), now_ms=clock.advance(1))
 
 
+# The partitions of seven topics and the order Kafka 4.1.1 wrote them in its
+# recovery-point-offset-checkpoint at a clean stop (a Scala HashMap sized for 23: 32 buckets).
+KAFKAS_RECOVERY_POINT_ORDER = [
+    ("orders", 7), ("b", 2), ("b", 1), ("b", 0), ("zeta9", 0), ("payments", 0), ("zeta9", 2), ("zeta9", 1),
+    ("payments", 1), ("q", 2), ("q", 1), ("audit", 0), ("q", 0), ("alpha", 2), ("alpha", 0), ("alpha", 1),
+    ("orders", 0), ("orders", 1), ("orders", 2), ("orders", 3), ("orders", 4), ("orders", 5), ("orders", 6),
+]
+# 49 partitions whose log start Kafka 4.1.1 had moved (DeleteRecords), in the order it wrote
+# them in log-start-offset-checkpoint (a Scala HashMap grown from 16 buckets: 128)
+KAFKAS_LOG_START_ORDER = [("ls-23-yyy", 1), ("ls-19-yyyy", 1), ("ls-14-yyyy", 1), ("ls-2-yy", 0), ("ls-13-yyy", 1), ("ls-19-yyyy", 0), ("ls-8-yyy", 2), ("ls-11-y", 1), ("ls-20-", 0), ("ls-3-yyy", 0), ("ls-23-yyy", 0), ("ls-17-yy", 0), ("ls-6-y", 0), ("ls-14-yyyy", 2), ("ls-7-yy", 1), ("ls-15-", 0), ("ls-12-yy", 0), ("ls-5-", 2), ("ls-11-y", 0), ("ls-10-", 1), ("ls-18-yyy", 0), ("ls-8-yyy", 1), ("ls-17-yy", 1), ("ls-1-y", 1), ("ls-22-yy", 0), ("ls-2-yy", 2), ("ls-7-yy", 0), ("ls-24-yyyy", 0), ("ls-5-", 1), ("ls-16-y", 1), ("ls-10-", 0), ("ls-20-", 2), ("ls-21-y", 0), ("ls-8-yyy", 0), ("ls-17-yy", 2), ("ls-0-", 0), ("ls-23-yyy", 2), ("ls-22-yy", 1), ("ls-14-yyyy", 0), ("ls-1-y", 0), ("ls-4-yyyy", 0), ("ls-9-yyyy", 0), ("ls-2-yy", 1), ("ls-4-yyyy", 1), ("ls-13-yyy", 0), ("ls-16-y", 0), ("ls-5-", 0), ("ls-20-", 1), ("ls-11-y", 2)]
+
+
+def checkpoint_partitions(path) -> list[tuple[str, int]]:
+    return [(line.split(" ")[0], int(line.split(" ")[1])) for line in path.read_text().split("\n")[2:-1]]
+
+
+def test_checkpoints_list_the_partitions_in_kafkas_order(tmp_path):
+    clock = Clock()
+    manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
+    for topic, partition in sorted(KAFKAS_RECOVERY_POINT_ORDER):
+        manager.get_or_create_log(topic, partition, now_ms=clock.now_ms)
+    manager.close(broker_epoch=1)
+    assert checkpoint_partitions(tmp_path / "recovery-point-offset-checkpoint") == KAFKAS_RECOVERY_POINT_ORDER
+
+    manager = LogManager.open(tmp_path / "second", small_config(), now_ms=clock.now_ms)
+    for topic, partition in sorted(KAFKAS_LOG_START_ORDER):
+        log = manager.get_or_create_log(topic, partition, now_ms=clock.now_ms)
+        log.append(make_batch(3), now_ms=clock.advance(1))
+        log.advance_log_start_offset(2)
+    manager.write_log_start_offsets()
+    assert checkpoint_partitions(tmp_path / "second" / "log-start-offset-checkpoint") == KAFKAS_LOG_START_ORDER
+    manager.close(broker_epoch=1)
+
+
 def test_clean_shutdown_and_restart(tmp_path):
     clock = Clock()
     manager = LogManager.open(tmp_path, small_config(), now_ms=clock.now_ms)
@@ -26,8 +59,9 @@ def test_clean_shutdown_and_restart(tmp_path):
     manager.get_log("orders", 0).delete_segments_below(7)
     manager.close(broker_epoch=12)
     assert (tmp_path / ".kafka_cleanshutdown").read_text() == '{"version":0,"brokerEpoch":12}'  # Kafka's bytes
+    # in the order of the Scala HashMap Kafka writes it from (8 buckets for 3 partitions)
     assert (tmp_path / "recovery-point-offset-checkpoint").read_text() == (
-        "0\n3\nmy-topic 0 24\norders 0 60\norders 1 10\n"
+        "0\n3\norders 0 60\norders 1 10\nmy-topic 0 24\n"
     )
     # Only logs whose start is past their first segment's base are listed (Kafka's rule).
     start_offsets = (tmp_path / "log-start-offset-checkpoint").read_text()

@@ -1,4 +1,4 @@
-"""The orders of Scala 2.13's sets in which Kafka's Metadata answers (pylog/scala_order.py),
+"""The orders of Scala 2.13's sets in which Kafka's Metadata answers (protocol/scala_order.py),
 and the Metadata handler that uses them. The expected orders were printed by the JVM with
 Kafka 4.1's own jars: the generated `MetadataResponsePartition` entries mapped from a Java
 HashMap's entry set into a Scala set (as KRaftMetadataCache does), a Scala immutable `Set`
@@ -16,7 +16,7 @@ from protocol.messages import MetadataRequest
 
 from pylog.handlers.metadata import known_and_unknown
 from protocol.java_order import java_string_hashcode, uuid_hash
-from pylog.scala_order import (
+from protocol.scala_order import (
     immutable_set_order,
     list_hashcode,
     message_hashcode,

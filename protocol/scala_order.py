@@ -3,7 +3,9 @@ answers in them: a Metadata answer's partitions (a `mutable.HashSet` of the answ
 partition entries), its topics (the `Set` of the names asked, or a `mutable.HashSet` of
 every name) and the topics it does not know; a DescribeConfigs answer's configs (a
 `mutable.HashMap` by name, ordered as a `mutable.HashSet` of its keys); a DeleteRecords
-answer's topics and partitions (immutable and mutable maps keyed by them).
+answer's topics and partitions (immutable and mutable maps keyed by them); and the entries of
+two checkpoint files Kafka writes from a `mutable.HashMap` (`recovery-point-offset-checkpoint`,
+`log-start-offset-checkpoint`). The storage layer writes those, so these orders live here.
 
 An element's place depends on its hash: Java's `hashCode` (`java_order.java_string_hashcode`
 for a name; `list_hashcode` and `message_hashcode` for the answer entries, as Kafka's
@@ -22,6 +24,10 @@ were added in; from the fifth, a `HashSet`: a CHAMP trie over `improve(hash)` (S
 depends only on its elements). Iteration is depth first: a node's own elements in the order
 of their five bits, then its sub-nodes in the same order. A `HashSet` built by `map` or
 `partition` from a `HashSet` stays one however few it holds.
+
+scala.collection.mutable.HashMap made by `mutable.Map.from`: as the HashSet, but when the
+source tells its size (a `map` of a map) the table is sized for it up front:
+`tableSizeFor((size + 1) / 0.75)`, the power of two above, at least 8.
 """
 
 from __future__ import annotations
@@ -59,12 +65,38 @@ def message_hashcode(field_hashes: Iterable[int]) -> int:
 def mutable_hash_set_order(elements: Sequence[T], hashes: Sequence[int]) -> list[T]:
     """`elements` (distinct, with their Java hashes) as a `mutable.HashSet` built element by
     element iterates them."""
+    return _mutable_table_order(elements, hashes, grown_table_size(len(elements)))
+
+
+def mutable_hash_map_order(keys: Sequence[T], hashes: Sequence[int], *, size_known: bool) -> list[T]:
+    """`keys` (distinct, with their Java hashes) as a `mutable.HashMap` made by
+    `mutable.Map.from` iterates them: sized up front when its source tells its size (a
+    `map` of a map: `size_known`), else grown from 16 as a set is."""
+    if size_known:
+        size = table_size_for(int((len(keys) + 1) / 0.75))
+    else:
+        size = grown_table_size(len(keys))
+    return _mutable_table_order(keys, hashes, size)
+
+
+def grown_table_size(count: int) -> int:
+    """The buckets of a mutable table of 16 once `count` elements were added one by one:
+    Scala grows it before adding the one that would reach three quarters."""
+    size = MUTABLE_TABLE_START
+    for added in range(1, count + 1):
+        if added >= int(size * 0.75):
+            size *= 2
+    return size
+
+
+def table_size_for(capacity: int) -> int:
+    """Scala's `HashMap.tableSizeFor`: the buckets for `capacity` (at least 8)."""
+    return min((1 << (max(capacity - 1, 4).bit_length() - 1)) * 2, 1 << 30)
+
+
+def _mutable_table_order(elements: Sequence[T], hashes: Sequence[int], size: int) -> list[T]:
     if len(elements) < 2:
         return list(elements)
-    size = MUTABLE_TABLE_START
-    for count in range(1, len(elements) + 1):   # Scala grows before adding the count-th
-        if count >= int(size * 0.75):
-            size *= 2
     mask = size - 1
     keyed = []
     for position, h in enumerate(hashes):
