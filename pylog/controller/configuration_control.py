@@ -51,6 +51,7 @@ import logging
 from typing import Any, Iterable, Mapping
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import JavaHashMap
 from protocol.messages import AlterConfigsResponse, IncrementalAlterConfigsResponse
 from protocol.metadata import ClearElrRecord, ConfigRecord
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
@@ -66,7 +67,6 @@ from pylog.controller.results import ControllerResult
 from pylog.errors import BrokerError
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import check_group_configs
-from protocol.java_order import JavaHashMap
 from pylog.metadata import topic_name_problem
 from pylog.metadata_image import TOPIC_RESOURCE, MetadataImage
 

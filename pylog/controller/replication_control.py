@@ -88,6 +88,7 @@ import uuid
 from dataclasses import dataclass
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import JavaHashMap
 from protocol.messages import (
     CreatePartitionsResponse,
     CreateTopicsResponse,
@@ -106,6 +107,13 @@ from pylog.controller.configuration_control import (
     effective_topic_configs,
     topic_config_records,
 )
+from pylog.controller.failed_answers import (
+    REQUEST_TIMED_OUT,
+    create_partitions_failed,
+    create_topics_failed,
+    delete_topics_failed,
+    past_deadline,
+)
 from pylog.controller.replica_placement import (
     PlacementError,
     default_directory,
@@ -119,14 +127,6 @@ from pylog.controller.results import (
     partition_change_record_version,
 )
 from pylog.errors import BrokerError
-from pylog.controller.failed_answers import (
-    REQUEST_TIMED_OUT,
-    create_partitions_failed,
-    create_topics_failed,
-    delete_topics_failed,
-    past_deadline,
-)
-from protocol.java_order import JavaHashMap
 from pylog.metadata_image import RECOVERED, MetadataImage
 
 log = logging.getLogger("pylog.controller.topics")

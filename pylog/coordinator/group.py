@@ -105,7 +105,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from protocol.error_codes import ErrorCode
-
 from protocol.java_order import JavaHashMap
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000   # Kafka's GroupCoordinator.NewMemberJoinTimeoutMs

@@ -108,6 +108,14 @@ from protocol.internal.group_metadata_key import GroupMetadataKey
 from protocol.internal.group_metadata_value import GroupMetadataValue
 from protocol.internal.offset_commit_key import OffsetCommitKey
 from protocol.internal.offset_commit_value import OffsetCommitValue
+from protocol.java_order import (
+    computed_bucket_order,
+    concurrent_hash_map_order,
+    hash_set_order,
+    java_string_hashcode,
+    spread,
+    topic_partition_hash,
+)
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.records import (
     ControlType,
@@ -121,19 +129,11 @@ from storage.log_validator import AppendOrigin
 
 from pylog.clock import now_ms as wall_clock_ms
 from pylog.coordinator import OFFSETS_TOPIC
-from protocol.java_order import (
-    computed_bucket_order,
-    concurrent_hash_map_order,
-    hash_set_order,
-    java_string_hashcode,
-    spread,
-    topic_partition_hash,
-)
 from pylog.coordinator.group import GroupState
 from pylog.coordinator.offsets_order import OffsetsOrder
-from pylog.timeline_order import TimelineHashOrder
 from pylog.coordinator.replication_wait import wait_for_high_watermark
 from pylog.errors import BrokerError, error_code_for
+from pylog.timeline_order import TimelineHashOrder
 
 log = logging.getLogger("pylog.offsets")
 

@@ -65,11 +65,13 @@ import logging
 from typing import Iterable, NamedTuple
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import java_string_hashcode
 from protocol.messages import (
     AlterConfigsResponse,
     DescribeConfigsResponse,
     IncrementalAlterConfigsResponse,
 )
+from protocol.scala_order import mutable_hash_set_order
 from storage.config import CONFIG_KEYS as TOPIC_CONFIG_KEYS
 from storage.config_def import Type
 
@@ -78,7 +80,6 @@ from pylog.client_metrics_configs import CLIENT_METRICS_CONFIG_KEYS
 from pylog.config import ConfigSource
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
 from pylog.config_keys import TOPIC_CONFIG_SYNONYMS
-from pylog.dynamic_broker_config import UPDATABLE, DynamicBrokerConfig
 from pylog.controller.configuration_control import (
     OP_APPEND,
     OP_DELETE,
@@ -86,13 +87,12 @@ from pylog.controller.configuration_control import (
     OP_SUBTRACT,
     apply_config_operations,
 )
+from pylog.dynamic_broker_config import UPDATABLE, DynamicBrokerConfig
+from pylog.errors import BrokerError, api_error_message
 from pylog.group_configs import BROKER_CONFIG_NAMES as GROUP_BOUND_NAMES
 from pylog.group_configs import GROUP_CONFIG_KEYS, group_configs
 from pylog.handlers.forwarding import forwarding_handler
-from pylog.errors import BrokerError, api_error_message
-from protocol.java_order import java_string_hashcode
 from pylog.metadata import topic_name_problem
-from protocol.scala_order import mutable_hash_set_order
 
 log = logging.getLogger("pylog.configs")
 

@@ -40,11 +40,11 @@ With one replica the low watermark is reached as soon as the log start moves, so
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import DeleteRecordsResponse
-from pylog.errors import BrokerError
 from protocol.java_order import java_string_hashcode, topic_partition_hash
-from pylog.metadata import INTERNAL_TOPICS
+from protocol.messages import DeleteRecordsResponse
 from protocol.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
+from pylog.errors import BrokerError
+from pylog.metadata import INTERNAL_TOPICS
 
 INVALID_LOW_WATERMARK = -1
 

@@ -41,12 +41,12 @@ from collections import Counter
 
 from protocol.error_codes import ErrorCode
 from protocol.errors import InvalidRecord
+from protocol.java_order import java_string_hashcode, topic_partition_hash
 from protocol.messages import ListOffsetsResponse
 from protocol.records import TimestampType, iter_records, read_batch_header
-from pylog.errors import error_code_for
-from protocol.java_order import java_string_hashcode, topic_partition_hash
-from pylog.partition import NO_LEADER_EPOCH
 from protocol.scala_order import champ_order, mutable_hash_set_order
+from pylog.errors import error_code_for
+from pylog.partition import NO_LEADER_EPOCH
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 # the first version that may ask for each special timestamp

@@ -24,9 +24,8 @@ from __future__ import annotations
 import os
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import DescribeLogDirsResponse
-
 from protocol.java_order import concurrent_hash_map_order, java_string_hashcode, topic_partition_hash
+from protocol.messages import DescribeLogDirsResponse
 from protocol.scala_order import champ_order
 
 

@@ -41,11 +41,8 @@ v13 adds a top-level error code, which Kafka sets only to make a client rebootst
 from __future__ import annotations
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import MetadataResponse
-from protocol.schema import ZERO_UUID
-from pylog.handlers import authorized_operations
 from protocol.java_order import java_string_hashcode, uuid_hash
-from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
+from protocol.messages import MetadataResponse
 from protocol.scala_order import (
     SMALL_SET_MAX,
     immutable_set_order,
@@ -53,6 +50,9 @@ from protocol.scala_order import (
     message_hashcode,
     mutable_hash_set_order,
 )
+from protocol.schema import ZERO_UUID
+from pylog.handlers import authorized_operations
+from pylog.metadata import INTERNAL_TOPICS, TopicInfo, topic_name_problem
 
 Topic = MetadataResponse.MetadataResponseTopic
 

@@ -28,10 +28,10 @@ import uuid
 from typing import NamedTuple
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import ProduceResponse
-from protocol.schema import ZERO_UUID
 from protocol.java_order import computed_bucket_order, spread, topic_id_partition_hash
+from protocol.messages import ProduceResponse
 from protocol.scala_order import SMALL_SET_MAX, champ_order, mutable_hash_set_order
+from protocol.schema import ZERO_UUID
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 

@@ -12,16 +12,16 @@ import uuid
 
 import pytest
 
-from protocol.messages import MetadataRequest
-
-from pylog.handlers.metadata import known_and_unknown
 from protocol.java_order import java_string_hashcode, uuid_hash
+from protocol.messages import MetadataRequest
 from protocol.scala_order import (
     immutable_set_order,
     list_hashcode,
     message_hashcode,
     mutable_hash_set_order,
 )
+
+from pylog.handlers.metadata import known_and_unknown
 
 from tests.integration.support import WireClient
 

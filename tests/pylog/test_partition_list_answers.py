@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import java_string_hashcode, topic_partition_hash
 from protocol.messages import FetchRequest, ListOffsetsRequest, ProduceRequest
 from protocol.records import build_batch
-from protocol.java_order import java_string_hashcode, topic_partition_hash
 from protocol.scala_order import champ_order, mutable_hash_set_order
 from tests.pylog.wire import RawClient
 

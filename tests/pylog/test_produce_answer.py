@@ -5,11 +5,11 @@ know fails a request below v7 whole, and nothing of it is appended. The orders t
 checked against Kafka in tests/compat/test_produce_answer_order.py."""
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import computed_bucket_order, spread
 from protocol.messages import ProduceRequest
 from protocol.records import build_batch
 from protocol.schema import ZERO_UUID
 from pylog.handlers.produce_answer import PartitionKey, answer_order, by_topic, failure
-from protocol.java_order import computed_bucket_order, spread
 from tests.pylog.batch_shapes import raw_batch, record_bytes
 from tests.pylog.wire import RawClient
 
