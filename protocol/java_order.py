@@ -35,7 +35,6 @@ def int32(value: int) -> int:
 
 
 @functools.lru_cache(maxsize=65536)   # group ids and topic names, asked again by every request
-@functools.lru_cache(maxsize=65536)   # topic names, asked for again and again
 def java_string_hashcode(text: str) -> int:
     """Java's `String.hashCode`: s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int32."""
     h = 0
