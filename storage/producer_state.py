@@ -344,7 +344,6 @@ class ProducerStateManager:
         """(producer id, entry) as Kafka's HashMap of the producers iterates them (see the
         module docstring): the order of its snapshots and of DescribeProducers."""
         producers = self._producers
-        self._most_producers = max(self._most_producers, len(producers))
         hashes = {producer_id: spread(java_long_hashcode(producer_id)) for producer_id in producers}
         return [(producer_id, producers[producer_id])
                 for producer_id in bucket_order(producers, hashes, hash_map_capacity(self._most_producers))]
@@ -441,8 +440,7 @@ class ProducerStateManager:
         """Install the entries `validate_append` returned, once their batches are written."""
         if entries:
             self._producers.update(entries)
-            if len(self._producers) > self._most_producers:
-                self._most_producers = len(self._producers)
+            self._most_producers = max(self._most_producers, len(self._producers))
         self._map_end_offset = map_end_offset
 
     def apply_batches(
@@ -474,8 +472,7 @@ class ProducerStateManager:
             entry, header, header.base_offset, header.max_timestamp, coordinator_epoch,
             entry.producer_epoch, False,
         )
-        if len(self._producers) > self._most_producers:
-            self._most_producers = len(self._producers)
+        self._most_producers = max(self._most_producers, len(self._producers))
 
     # -- expiration --
 
