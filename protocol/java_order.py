@@ -4,7 +4,8 @@ answer, the member that becomes leader), the groups of a DescribeGroups or Delet
 HashMap by `__consumer_offsets` partition, a HashSet of group ids), the topics of a
 CreatePartitions (a HashSet of their names, in the controller), the `__consumer_offsets`
 partitions a ListGroups goes through (the ConcurrentHashMap of the coordinator's shards), the
-partition logs of a DescribeLogDirs (the LogManager's ConcurrentHashMap), and where Kafka
+partition logs of a DescribeLogDirs (the LogManager's ConcurrentHashMap), the features of an
+ApiVersions answer (HashMaps of their names, one a copy sized for what it copied), and where Kafka
 writes in them: a producer snapshot's entries (a partition's HashMap of producers by id, also
 DescribeProducers' order). Both the broker (pylog/) and the storage layer (storage/) follow
 these orders, so they live here, below both.
@@ -219,3 +220,30 @@ class JavaHashMap(dict):
         raise TypeError("JavaHashMap keeps Java's order only through item assignment, del and pop")
 
     setdefault = update = popitem = clear = copy = __ior__ = _refused   # type: ignore[assignment]
+
+
+def hash_map_order(keys: Iterable[str]) -> list[str]:
+    """The distinct `keys` as a `new HashMap<>()` filled by `put` in their order iterates
+    them."""
+    table = JavaHashMap()
+    for key in keys:
+        table[key] = True
+    return list(table)
+
+
+def copied_hash_map(items: Iterable[tuple[str, Any]]) -> JavaHashMap:
+    """`new HashMap<>(map)` of a map that iterates as `items`: its table is sized for them
+    up front, to the power of two at or above size / 0.75 + 1 (with no floor of 16: three
+    keys get 8 buckets), and each is put in the source's order. A copy of an empty map gets
+    the default 16 buckets at its first put."""
+    items = list(items)
+    capacity = 16
+    if items:
+        wanted = int(len(items) / 0.75 + 1)
+        capacity = 1
+        while capacity < wanted:
+            capacity *= 2
+    table = JavaHashMap(capacity)
+    for key, value in items:
+        table[key] = value
+    return table

@@ -48,6 +48,7 @@ import logging
 import uuid
 
 from protocol.error_codes import ErrorCode
+from protocol.java_order import hash_map_order
 from protocol.messages import BrokerHeartbeatRequest, BrokerRegistrationRequest
 
 from pylog.clock import now_ms
@@ -69,6 +70,16 @@ SUPPORTED_FEATURES = (   # (name, min, max): a Kafka 4.1.1 broker's
 INITIAL_REGISTRATION_TIMEOUT_MS = 60_000
 STARTING_HEARTBEAT_INTERVAL_MS = 10   # until the controller first answers caught up
 PENDING_SHUTDOWN_RETRY_MS = 50   # the heartbeat after the first "not yet" of a controlled shutdown
+
+
+def registration_features() -> list[BrokerRegistrationRequest.Feature]:
+    """SUPPORTED_FEATURES as a Kafka broker's registration lists them: in the order of its
+    HashMap of them (BrokerFeatures.createDefaultFeatureMap), which the controller keeps in
+    the RegisterBrokerRecord it writes."""
+    ranges = {name: (low, high) for name, low, high in SUPPORTED_FEATURES}
+    return [BrokerRegistrationRequest.Feature(name=name, min_supported_version=ranges[name][0],
+                                              max_supported_version=ranges[name][1])
+            for name in hash_map_order(ranges)]
 
 
 class RegistrationFailed(RuntimeError):
@@ -104,9 +115,7 @@ class BrokerLifecycle:
             listeners=[BrokerRegistrationRequest.Listener(name=name, host=host, port=port,
                                                           security_protocol=SECURITY_PROTOCOL_IDS.get(protocol, 0))
                        for name, host, port, protocol in self.listeners],
-            features=[BrokerRegistrationRequest.Feature(name=name, min_supported_version=low,
-                                                        max_supported_version=high)
-                      for name, low, high in SUPPORTED_FEATURES],
+            features=registration_features(),
             rack=self.rack, is_migrating_zk_broker=False, log_dirs=self.directory_ids,
             previous_broker_epoch=self.previous_broker_epoch)
         last_problem = ""

@@ -21,6 +21,15 @@ and ApiVersionsResponse build them:
   among them; a feature at level 0 is not listed.
 - `finalized_features_epoch`: the offset of the metadata image the levels were read from.
 
+Both lists come in the order Kafka's Java maps iterate them (protocol/java_order.py). The
+supported ranges are a HashMap filled by `put` (BrokerFeatures.defaultSupportedFeatures,
+metadata.version first), so 16 buckets. The finalized levels are the image's non-zero
+levels copied into a new HashMap, which sizes its table for them (2 levels: 4 buckets,
+3: 8), with metadata.version put after them (FinalizedFeatures); so metadata.version may
+come last where a table of 16 would put it second. A broker copies them twice (its
+metadata cache, then FinalizedFeatures) into tables of the same size, which keeps the
+order of the first copy.
+
 From v3 the request names the client's software and its version (KIP-511). Kafka takes
 either only when it is letters and digits, with `-` and `.` between them
 (`ApiVersionsRequest.isValid`), and answers anything else INVALID_REQUEST with no API
@@ -39,6 +48,7 @@ from typing import Callable, NamedTuple
 from protocol import codec
 from protocol.error_codes import ErrorCode
 from protocol.headers import EncodedBody
+from protocol.java_order import copied_hash_map, hash_map_order
 from protocol.messages import ApiVersionsResponse
 from pylog.dispatch import Dispatcher, RequestContext
 
@@ -48,6 +58,7 @@ MIN_ZERO_FEATURES_VERSION = 4  # the first that may list a supported range start
 SOFTWARE_VERSION = 3           # the first version that names the client's software
 PRODUCE_KEY = 0
 PRODUCE_ADVERTISED_MIN_VERSION = 0   # Kafka's, on a broker listener (module docstring)
+METADATA_VERSION = "metadata.version"
 SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
@@ -61,7 +72,7 @@ def image_features(supported: tuple[tuple[str, int, int], ...], image) -> NodeFe
     """The features of a node supporting `supported` that acts on metadata `image`."""
     finalized = dict(image.features)
     if image.metadata_version is not None:
-        finalized["metadata.version"] = image.metadata_version
+        finalized[METADATA_VERSION] = image.metadata_version
     return NodeFeatures(supported, finalized, image.offset)
 
 
@@ -101,10 +112,26 @@ def answer(advertised: list[tuple[int, int, int]], node: NodeFeatures | None, ve
     if version >= FEATURES_VERSION:
         response.supported_features = [
             ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=low, max_version=high)
-            for name, low, high in sorted(node.supported)
+            for name, low, high in supported_in_kafkas_order(node.supported)
             if low > 0 or version >= MIN_ZERO_FEATURES_VERSION]
         response.finalized_features = [
             ApiVersionsResponse.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
-            for name, level in sorted(node.finalized.items()) if level != 0]
+            for name, level in finalized_in_kafkas_order(node.finalized)]
         response.finalized_features_epoch = node.epoch
     return response
+
+
+def supported_in_kafkas_order(supported: tuple[tuple[str, int, int], ...]) -> list[tuple[str, int, int]]:
+    """The (name, min, max) ranges, put in their given order, as a HashMap iterates them."""
+    ranges = {name: (low, high) for name, low, high in supported}
+    return [(name, *ranges[name]) for name in hash_map_order(ranges)]
+
+
+def finalized_in_kafkas_order(finalized: dict[str, int]) -> list[tuple[str, int]]:
+    """The (name, level) of the levels other than 0, as Kafka's FinalizedFeatures iterates
+    them: the image's levels copied into a table sized for them, metadata.version put last."""
+    table = copied_hash_map((name, level) for name, level in finalized.items()
+                            if level != 0 and name != METADATA_VERSION)
+    if finalized.get(METADATA_VERSION):
+        table[METADATA_VERSION] = finalized[METADATA_VERSION]
+    return table.items()

@@ -14,8 +14,9 @@ And against what a reference Kafka node leaves after a first start and a restart
 quorum-state and partition.metadata bytes, the same Raft epochs and LeaderChange records,
 the same bootstrap records and bootstrap.checkpoint but for ELR (pylog finalizes
 eligible.leader.replicas.version at 0, so neither its FeatureLevelRecord nor the
-cluster-default min.insync.replicas that comes with it), and a RegisterControllerRecord of
-the same shape.
+cluster-default min.insync.replicas that comes with it), a RegisterControllerRecord of the
+same shape, and a broker registration whose features come in the order of Kafka's
+RegisterBrokerRecord (its broker's HashMap of them).
 
 The metadata shell is Kafka's `kafka-shell` artifact, resolved into target/lib with the rest
 (tests/compat/kafka/pom.xml).
@@ -31,6 +32,7 @@ import pytest
 from protocol.metadata import ConfigRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord
 from protocol.metadata_log import read_metadata_batch
 from protocol.records import iter_batches, validate_batch
+from pylog.broker_lifecycle import registration_features
 from pylog.controller.bootstrap import controller_registration, start_controller
 from pylog.controller.metadata_log import MetadataLog, partition_dir
 from pylog.metadata import kafka_uuid_text
@@ -250,3 +252,12 @@ def test_the_controller_registration_is_shaped_as_kafkas(kafka_and_pylog_after_a
     differs = {f.name for f, k in zip(ours.features, record.features)
                if (f.min_supported_version, f.max_supported_version) != (k.min_supported_version, k.max_supported_version)}
     assert differs <= {"eligible.leader.replicas.version", "kraft.version", "share.version"}
+
+
+def test_the_broker_registration_lists_the_features_in_kafkas_order(kafka_and_pylog_after_a_restart):
+    kafka_dir, _ = kafka_and_pylog_after_a_restart
+    kafka_log = decoded_batches((partition_dir(kafka_dir) / "00000000000000000000.log").read_bytes())
+    kafka_records = [r for _, records in kafka_log for r, _ in records if r.schema_name == "RegisterBrokerRecord"]
+    assert len(kafka_records) == 2   # one per start
+    names = [f.name for f in kafka_records[-1].features]
+    assert [f.name for f in registration_features()] == names and names != sorted(names)

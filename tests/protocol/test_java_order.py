@@ -1,9 +1,11 @@
-"""protocol/java_order.py's model of java.util.concurrent.ConcurrentHashMap's iteration order,
-against what Java 17 and Kafka 4.1.1 did."""
+"""protocol/java_order.py's models of java.util.concurrent.ConcurrentHashMap's iteration order
+and of a java.util.HashMap copied from another map, against what Java 17 and Kafka 4.1.1 did."""
 
 from __future__ import annotations
 
-from protocol.java_order import concurrent_hash_map_order, topic_partition_hash
+import pytest
+
+from protocol.java_order import concurrent_hash_map_order, copied_hash_map, topic_partition_hash
 
 # ConcurrentHashMap: the orders Java 17 iterated these Integer keys in (drawn by java.util.Random,
 # put in this order): 27 and 41 keys, the table doubled at the 12th and the 24th
@@ -39,3 +41,55 @@ def test_the_shards_of_fifty_offsets_partitions_in_kafkas_listgroups_order():
     kafkas = [13, 46, 9, 42, 21, 17, 30, 26, 5, 38, 1, 34, 16, 45, 12, 41, 24, 20, 49, 0, 29, 25, 8, 37, 4, 33,
               15, 48, 11, 44, 23, 19, 32, 28, 7, 40, 3, 36, 47, 14, 43, 10, 22, 18, 31, 27, 39, 6, 35, 2]
     assert concurrent_hash_map_order(topic_partition_hash("__consumer_offsets", p) for p in range(50)) == kafkas
+
+
+# new HashMap<>(source) then put("metadata.version"): the orders Java 17 iterated, for sources of
+# 1, 3, 6 and 12 keys (the copy sized 2 buckets, doubled by the put, then 8, 16 and 32), the
+# source iterating as listed
+COPIES = [
+    (
+        [
+            "f64236.version"
+        ],
+        [
+            "f64236.version", "metadata.version"
+        ],
+    ),
+    (
+        [
+            "f78044.version", "f89380.version", "f66254.version"
+        ],
+        [
+            "f89380.version", "f78044.version", "f66254.version", "metadata.version"
+        ],
+    ),
+    (
+        [
+            "f89662.version", "f12961.version", "f50738.version", "f71307.version", "f38279.version",
+            "f57842.version"
+        ],
+        [
+            "f50738.version", "f12961.version", "metadata.version", "f57842.version", "f71307.version",
+            "f38279.version", "f89662.version"
+        ],
+    ),
+    (
+        [
+            "f86820.version", "f105.version", "f4529.version", "f9347.version", "f32454.version",
+            "f40652.version", "f27637.version", "f49720.version", "f95114.version", "f64396.version",
+            "f76980.version", "f94221.version"
+        ],
+        [
+            "f86820.version", "f95114.version", "f27637.version", "metadata.version", "f76980.version",
+            "f64396.version", "f9347.version", "f105.version", "f49720.version", "f4529.version",
+            "f32454.version", "f94221.version", "f40652.version"
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("source,expected", COPIES)
+def test_a_copied_hash_map_is_sized_for_what_it_copies(source, expected):
+    table = copied_hash_map((key, 1) for key in source)
+    table["metadata.version"] = 27
+    assert list(table) == expected

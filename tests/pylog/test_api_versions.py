@@ -7,6 +7,7 @@ import pytest
 
 from protocol.messages import ApiVersionsRequest
 from pylog.broker_lifecycle import SUPPORTED_FEATURES
+from pylog.handlers.api_versions import finalized_in_kafkas_order, supported_in_kafkas_order
 
 from tests.pylog.wire import RawClient
 
@@ -25,12 +26,29 @@ def api_versions(broker, version: int):
 def test_v4_lists_every_supported_range_and_the_finalized_levels_of_the_metadata(kafka_broker):
     response = api_versions(kafka_broker, 4)
     assert response.error_code == 0
-    assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == sorted(SUPPORTED_FEATURES)
-    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features}
+    # in the order of Kafka's HashMap (what Kafka 4.1.1 answers, but its share.version 0-1)
+    assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == [
+        ("group.version", 0, 1), ("kraft.version", 0, 1), ("metadata.version", 7, 27), ("share.version", 0, 0),
+        ("transaction.version", 0, 2), ("eligible.leader.replicas.version", 0, 1)]
+    finalized = [(f.name, f.min_version_level, f.max_version_level) for f in response.finalized_features]
     # pylog's bootstrap (pylog/controller/bootstrap.py): no feature at level 0 is listed
-    assert finalized == {"metadata.version": (27, 27), "group.version": (1, 1), "transaction.version": (2, 2)}
+    assert finalized == [("group.version", 1, 1), ("transaction.version", 2, 2), ("metadata.version", 27, 27)]
     image_offset = kafka_broker.call(lambda: kafka_broker.broker.metadata_image().offset)
     assert 0 <= response.finalized_features_epoch <= image_offset
+
+
+def test_the_features_come_in_the_order_of_kafkas_maps():
+    """Kafka 4.1.1's answer on a fresh cluster (ELR finalized at 1): metadata.version comes
+    last among four levels, which a copy sizes at 8 buckets (a table of 16 would put it
+    second), and share.version after metadata.version, in the same bucket of 16."""
+    kafkas = [("group.version", 0, 1), ("kraft.version", 0, 1), ("metadata.version", 7, 27), ("share.version", 0, 1),
+              ("transaction.version", 0, 2), ("eligible.leader.replicas.version", 0, 1)]
+    put = [kafkas[2], kafkas[1], kafkas[0], kafkas[4], kafkas[5], kafkas[3]]   # metadata.version first, as Kafka puts it
+    assert supported_in_kafkas_order(tuple(put)) == kafkas
+    levels = {"metadata.version": 27, "eligible.leader.replicas.version": 1, "group.version": 1,
+              "transaction.version": 2, "kraft.version": 0}
+    assert finalized_in_kafkas_order(levels) == [("group.version", 1), ("transaction.version", 2),
+                                                 ("eligible.leader.replicas.version", 1), ("metadata.version", 27)]
 
 
 def test_the_epoch_follows_the_metadata_log(kafka_broker):
