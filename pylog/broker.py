@@ -220,7 +220,7 @@ class Broker:
                 MetadataLog.open(partition_dir(self.log_dir), now_ms=started_ms),
                 RemoteControllerChannel(address, client_id=f"raft-client-{self.node_id}",
                                         receive_buffer_bytes=self.config.socket_receive_buffer_bytes),
-                now_ms=now_ms)
+                now_ms=now_ms, replica_id=self.node_id)
             await self.metadata_follower.rebuild_image()   # the local copy, as the last run left it
             image = self.metadata_follower.image
         self.set_dynamic_broker_configs(*dynamic_broker_configs(image, self.node_id))

@@ -6,7 +6,8 @@ Loop (one task):
 
     send   Fetch v12 through the channel: topic `__cluster_metadata`, partition 0,
            fetch offset = the copy's log end offset, last fetched epoch = the epoch of its
-           last batch (-1 when empty), replica id -1 (an observer), max_wait_ms (500:
+           last batch (-1 when empty), replica id = this broker's node id (an observer,
+           as Kafka's brokers send it: DescribeQuorum lists it), max_wait_ms (500:
            the controller long-polls; 0 while a `catch_up` waits, which wants an answer
            sent after it, not new data), partition max bytes `fetch_max_bytes`
     answer records        appended to the copy, keeping the controller's offsets (fsynced)
@@ -63,7 +64,7 @@ log = logging.getLogger("pylog.metadata_follower")
 
 FETCH_VERSION = 12
 FETCH_KEY = 1
-OBSERVER_REPLICA_ID = -1
+NO_REPLICA_ID = -1   # a fetch that names no replica
 NO_EPOCH = -1
 
 
@@ -76,9 +77,10 @@ OnBatch = Callable[[MetadataImage, list[MetadataEntry]], "Awaitable[None] | None
 
 class MetadataFollower:
     def __init__(self, metadata_log: MetadataLog, channel: Channel | None, on_batch: OnBatch | None = None, *,
-                 now_ms: Callable[[], int], max_wait_ms: int = 500, fetch_max_bytes: int = 8 * 1024 * 1024,
-                 retry_backoff_ms: int = 100, request_timeout_ms: int = 30_000):
+                 now_ms: Callable[[], int], replica_id: int = NO_REPLICA_ID, max_wait_ms: int = 500,
+                 fetch_max_bytes: int = 8 * 1024 * 1024, retry_backoff_ms: int = 100, request_timeout_ms: int = 30_000):
         self.metadata_log = metadata_log
+        self.replica_id = replica_id
         self.channel = channel
         self.on_batch = on_batch
         self.now_ms = now_ms
@@ -169,7 +171,7 @@ class MetadataFollower:
             last_fetched_epoch=last_epoch if last_epoch is not None else NO_EPOCH,
             log_start_offset=copy.log_start_offset, partition_max_bytes=self.fetch_max_bytes)
         max_wait_ms = 0 if self._catch_up_waiters else self.max_wait_ms
-        return FetchRequest(replica_id=OBSERVER_REPLICA_ID, max_wait_ms=max_wait_ms, min_bytes=1,
+        return FetchRequest(replica_id=self.replica_id, max_wait_ms=max_wait_ms, min_bytes=1,
                             max_bytes=self.fetch_max_bytes, isolation_level=0, session_id=0, session_epoch=-1,
                             topics=[FetchRequest.FetchTopic(topic=METADATA_TOPIC, partitions=[partition])],
                             forgotten_topics_data=[], rack_id="")

@@ -14,6 +14,7 @@
     44       IncrementalAlterConfigs       configuration_control.incremental_alter_configs
     33       AlterConfigs                  configuration_control.alter_configs
     67       AllocateProducerIds           producer_id_control.allocate_producer_ids
+    55       DescribeQuorum                describe_quorum.describe_quorum (a read: no records)
 
 `apply(controller, request, version, now_ms)` runs the rule and returns its
 ControllerResult; the controller commits the records. The rules a starting controller
@@ -78,12 +79,20 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
     if key == 67:
         from pylog.controller import producer_id_control
         return producer_id_control.allocate_producer_ids(image, request)
+    if key == 55:
+        from pylog.controller.describe_quorum import describe_quorum
+        metadata_log = controller.metadata_log
+        registration = image.controllers.get(controller.node_id)
+        return ControllerResult(describe_quorum(
+            request, version, leader_id=controller.node_id, leader_epoch=metadata_log.epoch,
+            log_end_offset=metadata_log.log_end_offset, high_watermark=metadata_log.high_watermark,
+            observers=controller.observers, endpoints=registration.endpoints if registration else (), now_ms=now_ms))
     raise ValueError(f"API key {key} is not a controller request")
 
 
 CONTROLLER_API_VERSIONS = {   # key -> (min, max) served
     62: (0, 4), 63: (0, 1), 64: (0, 0), 56: (0, 3), 43: (0, 2), 45: (0, 1), 46: (0, 0),
-    19: (0, 7), 20: (0, 6), 37: (0, 3), 44: (0, 1), 33: (0, 2), 67: (0, 0),
+    19: (0, 7), 20: (0, 6), 37: (0, 3), 44: (0, 1), 33: (0, 2), 67: (0, 0), 55: (0, 2),
 }
 
 
@@ -114,7 +123,8 @@ def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
     from pylog.controller.metadata_fetch import handle_metadata_fetch
 
     async def fetch(request, context):
-        return await handle_metadata_fetch(controller.metadata_log, request, leader_id=controller.node_id)
+        return await handle_metadata_fetch(controller.metadata_log, request, leader_id=controller.node_id,
+                                           observers=controller.observers)
 
     apis = [Api(key, low, high, handle) for key, (low, high) in CONTROLLER_API_VERSIONS.items()]
     apis.append(Api(FETCH_KEY, 4, 12, fetch))

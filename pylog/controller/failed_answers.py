@@ -83,3 +83,12 @@ def list_reassignments_failed(request, error: BrokerError):
                                                   removing_replicas=[])
             for p in t.partition_indexes])
         for t in request.topics or []])
+
+
+def describe_quorum_failed(request, error: BrokerError):
+    """The error at the top, no topic (DescribeQuorumRequest.getTopLevelErrorResponse)."""
+    return messages.DescribeQuorumResponse(error_code=error.code, error_message=error.message)
+
+
+def unregister_broker_failed(request, error: BrokerError):
+    return messages.UnregisterBrokerResponse(error_code=error.code, error_message=error.message)

@@ -22,6 +22,10 @@ follower holds (`last_fetched_epoch`). The answer, per Raft's rules:
 Any other topic or partition gets UNKNOWN_TOPIC_OR_PARTITION. The cluster id is not
 checked (Kafka answers INCONSISTENT_CLUSTER_ID to a follower of another cluster).
 
+A fetch the log answers (no error, no diverging epoch) from a replica id of 0 or more is
+noted in `observers` (pylog/controller/quorum_observers.py): DescribeQuorum lists who
+follows the log, how far and when.
+
 `handle_metadata_fetch` adds the long poll: a request whose answer would carry nothing
 waits up to `max_wait_ms` for the log to grow. Both run on the controller's event loop,
 which owns the MetadataLog.
@@ -32,35 +36,43 @@ from __future__ import annotations
 from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, FetchResponse
 from protocol.metadata_log import METADATA_PARTITION, METADATA_TOPIC, METADATA_TOPIC_ID
+from pylog.clock import now_ms
+from pylog.controller.quorum_observers import QuorumObservers
 from pylog.controller.metadata_log import MetadataLog
 
 NO_EPOCH = -1
 
 
-def answer_metadata_fetch(metadata_log: MetadataLog, request: FetchRequest, *, leader_id: int = -1) -> FetchResponse:
+def answer_metadata_fetch(metadata_log: MetadataLog, request: FetchRequest, *, leader_id: int = -1,
+                          observers: QuorumObservers | None = None) -> FetchResponse:
     """The FetchResponse to `request` from `metadata_log` (see the module docstring)."""
     topics = []
     for topic in request.topics:
         is_metadata = topic.topic == METADATA_TOPIC or topic.topic_id == METADATA_TOPIC_ID
-        partitions = [_answer_partition(metadata_log, partition, leader_id) if is_metadata
-                      and partition.partition == METADATA_PARTITION
-                      else _error(partition.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                      for partition in topic.partitions]
+        partitions = []
+        for partition in topic.partitions:
+            if not (is_metadata and partition.partition == METADATA_PARTITION):
+                partitions.append(_error(partition.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            answer = _answer_partition(metadata_log, partition, leader_id)
+            if observers is not None and answer.error_code == 0 and answer.diverging_epoch.epoch == NO_EPOCH:
+                observers.fetched(request.replica_id, partition.fetch_offset, metadata_log.log_end_offset, now_ms())
+            partitions.append(answer)
         topics.append(FetchResponse.FetchableTopicResponse(topic=topic.topic, topic_id=topic.topic_id,
                                                            partitions=partitions))
     return FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
 
 
 async def handle_metadata_fetch(metadata_log: MetadataLog, request: FetchRequest, *,
-                                leader_id: int = -1) -> FetchResponse:
+                                leader_id: int = -1, observers: QuorumObservers | None = None) -> FetchResponse:
     """`answer_metadata_fetch`, after waiting up to `max_wait_ms` for data when the answer
     would be empty (no records, no divergence, no error)."""
-    response = answer_metadata_fetch(metadata_log, request, leader_id=leader_id)
+    response = answer_metadata_fetch(metadata_log, request, leader_id=leader_id, observers=observers)
     if request.max_wait_ms > 0 and _nothing_to_say(response):
         offsets = [p.fetch_offset for t in request.topics for p in t.partitions]
         if offsets:
             await metadata_log.wait_for_append(min(offsets), request.max_wait_ms / 1000)
-            response = answer_metadata_fetch(metadata_log, request, leader_id=leader_id)
+            response = answer_metadata_fetch(metadata_log, request, leader_id=leader_id, observers=observers)
     return response
 
 

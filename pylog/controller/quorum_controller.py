@@ -10,6 +10,8 @@ What it owns:
                    batches of metadata records, in the controller's metadata directory
     image          the MetadataImage of every committed record (pylog/metadata_image.py)
     heartbeats     each broker's last contact (pylog/controller/broker_heartbeats.py)
+    observers      the brokers that fetch the log, how far and when
+                   (pylog/controller/quorum_observers.py), for DescribeQuorum
 
 How a request becomes metadata (Kafka's QuorumController event loop, with one voter):
 
@@ -62,6 +64,7 @@ from pylog.controller.broker_heartbeats import BrokerHeartbeats
 from pylog.controller.cluster_control import fence_check_interval_ms
 from pylog.controller.configuration_control import TopicSettings
 from pylog.controller.metadata_log import MetadataLog, partition_dir
+from pylog.controller.quorum_observers import QuorumObservers
 from pylog.metadata_image import MetadataImage
 
 log = logging.getLogger("pylog.controller")
@@ -78,6 +81,7 @@ class QuorumController:
         self.image = MetadataImage()
         self.metadata_log: MetadataLog | None = None
         self.heartbeats: BrokerHeartbeats | None = None
+        self.observers = QuorumObservers()
         self.topic_settings = TopicSettings.from_config(config)
         self.rng = random.Random()
         self.listeners: list[Callable[[MetadataImage], None]] = []

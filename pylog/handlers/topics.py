@@ -3,6 +3,7 @@
     CreateTopics (19)  DeleteTopics (20)  CreatePartitions (37)  ElectLeaders (43)
     AlterPartitionReassignments (45)  ListPartitionReassignments (46)
     AlterConfigs (33)  IncrementalAlterConfigs (44)   (pylog/handlers/configs.py)
+    DescribeQuorum (55)  UnregisterBroker (64)
 
 The controller checks each request against its metadata image and answers it; what it
 commits reaches this broker through the metadata log (pylog/metadata_publisher.py). The
@@ -29,3 +30,5 @@ make_create_partitions_handler = partial(forwarding_handler, failed=failed_answe
 make_elect_leaders_handler = partial(forwarding_handler, failed=failed_answers.elect_leaders_failed)
 make_alter_reassignments_handler = partial(forwarding_handler, failed=failed_answers.alter_reassignments_failed)
 make_list_reassignments_handler = partial(forwarding_handler, failed=failed_answers.list_reassignments_failed)
+make_describe_quorum_handler = partial(forwarding_handler, failed=failed_answers.describe_quorum_failed)
+make_unregister_broker_handler = partial(forwarding_handler, failed=failed_answers.unregister_broker_failed)

@@ -20,6 +20,7 @@ import time
 from kafka import KafkaConsumer, KafkaProducer
 
 from pylog.config_keys import CONFIG_KEYS as BROKER_CONFIG_KEYS
+from tests.compat.compare import exception_lines
 from tests.compat.conftest import unique
 from tests.compat.reference import KAFKA_VERSION
 from tests.integration.support import KAFKA_PYTHON_GROUP_CONFIG, KAFKA_PYTHON_GROUP_POLL_MS
@@ -679,3 +680,48 @@ def test_features_describe(on_both):
     elr, share = (f"Feature: {name}" for name in DELIBERATE_FEATURES)
     assert rows["pylog"][elr][2] == "FinalizedVersionLevel: 0" and rows["kafka"][elr][2] == "FinalizedVersionLevel: 1"
     assert rows["pylog"][share][1] == "SupportedMaxVersion: 0" and rows["kafka"][share][1] == "SupportedMaxVersion: 1"
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-metadata-quorum.sh, kafka-cluster.sh unregister (a broker forwards both to its controller)
+
+# What differs by nature: the cluster id and how far each metadata log has come; and on
+# purpose (README): a combined pylog node has one listener, which its controller
+# registration names, where Kafka's voter endpoint is its CONTROLLER listener.
+QUORUM_MASKS = (
+    (re.compile(r"^ClusterId:(\s+)\S+$"), r"ClusterId:\1<cluster-id>"),
+    (re.compile(r"^HighWatermark:(\s+)\d+$"), r"HighWatermark:\1<offset>"),
+    (re.compile(r'"(?:CONTROLLER|PLAINTEXT)://'), '"<listener>://'),
+)
+
+
+def test_metadata_quorum_describe_status(on_both):
+    result = on_both.run("kafka-metadata-quorum.sh", "--bootstrap-server", "{bootstrap}", "describe", "--status")
+    picked = on_both.compare("kafka-metadata-quorum.sh describe --status", result, extra_masks=QUORUM_MASKS)
+    assert "LeaderId:               1" in picked["pylog"] and "CurrentObservers:       []" in picked["pylog"]
+
+
+def test_metadata_quorum_describe_replication(on_both):
+    result = on_both.run("kafka-metadata-quorum.sh", "--bootstrap-server", "{bootstrap}", "describe",
+                         "--replication", "--human-readable")
+
+    def columns(r) -> list[str]:
+        """Each row's columns, the log end offset and the fetch ages masked (the tool pads the
+        columns to their widest value)."""
+        rows = [line.split("\t") for line in r.lines]
+        return [" | ".join(c.strip() for c in row) if number == 0 else
+                " | ".join(c.strip() for c in row[:2]) + " | <offset> | " + row[3].strip() + " | <age> | <age> | "
+                + row[6].strip() for number, row in enumerate(rows)]
+
+    picked = on_both.compare("kafka-metadata-quorum.sh describe --replication", result, lines=columns)
+    assert picked["pylog"][1].startswith("1 | AAAAAAAAAAAAAAAAAAAAAA | <offset> | 0 |")
+    assert all(re.fullmatch(r"\d+ ms ago", line.split("\t")[4].strip()) for line in result["pylog"].lines[1:])
+
+
+def test_cluster_unregister_of_an_unknown_broker(on_both):
+    result = on_both.run("kafka-cluster.sh", "unregister", "--bootstrap-server", "{bootstrap}", "--id", "99")
+    picked = on_both.compare("kafka-cluster.sh unregister --id 99", result, stderr=True,
+                             lines=lambda r: [line for line in exception_lines(r.stderr) if "ERROR" not in line])
+    assert result["pylog"].code == 1
+    assert "org.apache.kafka.common.errors.BrokerIdNotRegisteredException: Broker ID 99 is not currently registered" \
+        in picked["pylog"]

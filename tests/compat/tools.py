@@ -46,6 +46,8 @@ TOOLS = {
     "kafka-reassign-partitions.sh": "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
     "kafka-producer-perf-test.sh": "org.apache.kafka.tools.ProducerPerformance",
     "kafka-consumer-perf-test.sh": "org.apache.kafka.tools.ConsumerPerformance",
+    "kafka-metadata-quorum.sh": "org.apache.kafka.tools.MetadataQuorumCommand",
+    "kafka-cluster.sh": "org.apache.kafka.tools.ClusterTool",
 }
 
 RESULT_PREFIX = b"PYLOG-TOOL-RESULT "

@@ -1,0 +1,67 @@
+"""The controller quorum as a 2-broker pylog cluster shows it, over real sockets: a broker
+forwards DescribeQuorum and UnregisterBroker to the controller (as Kafka's brokers do,
+which is how `kafka-metadata-quorum.sh` and `kafka-cluster.sh unregister` reach it).
+
+- DescribeQuorum v2: the controller leads as the one voter, with its own endpoint; each
+  broker, following the metadata log, is an observer that has fetched up to the high
+  watermark, with fetch times taken while the test ran.
+- UnregisterBroker: an unknown broker id is BROKER_ID_NOT_REGISTERED with Kafka's message; a
+  stopped broker's registration goes, and the next Metadata lists only the other broker.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from protocol.error_codes import ErrorCode
+from protocol.messages import DescribeQuorumRequest, MetadataRequest, UnregisterBrokerRequest
+from protocol.metadata_log import METADATA_TOPIC
+from pylog.cluster import CONTROLLER_NODE_ID, Cluster
+from tests.integration.support import WireClient, wait_until
+
+
+def describe_quorum(client: WireClient):
+    R = DescribeQuorumRequest
+    answer = client.request(55, 2, R(topics=[R.TopicData(topic_name=METADATA_TOPIC,
+                                                         partitions=[R.PartitionData(partition_index=0)])]))
+    assert answer.error_code == 0
+    (topic,) = answer.topics
+    (partition,) = topic.partitions
+    assert partition.error_code == 0
+    return answer, partition
+
+
+@pytest.mark.timeout(180)
+def test_a_broker_forwards_the_quorum_requests_to_the_controller(tmp_path):
+    started_ms = int(time.time() * 1000)
+    with Cluster(brokers=2, data_dir=tmp_path / "cluster") as cluster:
+        with WireClient(f"127.0.0.1:{cluster.brokers[1].port}") as client:
+            def both_observed():
+                answer, partition = describe_quorum(client)
+                observers = {o.replica_id: o for o in partition.observers}
+                caught_up = set(observers) == {1, 2} and all(
+                    o.log_end_offset == partition.high_watermark for o in observers.values())
+                return (answer, partition) if caught_up else None
+            answer, partition = wait_until(both_observed, 30, "both brokers observed at the high watermark")
+            asked_ms = int(time.time() * 1000)
+            assert (partition.leader_id, partition.leader_epoch >= 1) == (CONTROLLER_NODE_ID, True)
+            (voter,) = partition.current_voters
+            assert (voter.replica_id, voter.log_end_offset) == (CONTROLLER_NODE_ID, partition.high_watermark)
+            for observer in partition.observers:
+                assert started_ms <= observer.last_fetch_timestamp <= asked_ms
+                assert started_ms <= observer.last_caught_up_timestamp <= observer.last_fetch_timestamp
+            (node,) = answer.nodes
+            assert node.node_id == CONTROLLER_NODE_ID
+            assert [(listener.host, listener.port) for listener in node.listeners] == [
+                ("127.0.0.1", cluster.controller.port)]
+
+            refused = client.request(64, 0, UnregisterBrokerRequest(broker_id=99))
+            assert (refused.error_code, refused.error_message) == (
+                ErrorCode.BROKER_ID_NOT_REGISTERED, "Broker ID 99 is not currently registered")
+            cluster.stop(2)
+            done = client.request(64, 0, UnregisterBrokerRequest(broker_id=2))
+            assert (done.error_code, done.error_message) == (0, None)
+            metadata = client.request(3, 12, MetadataRequest(topics=[], allow_auto_topic_creation=False))
+            assert [b.node_id for b in metadata.brokers] == [1]
