@@ -192,7 +192,8 @@ class Broker:
             self.controller = QuorumController(self.config, self.metadata_log_dir, cluster_id)
         if "broker" not in roles:   # a controller-only node: the controller's APIs on its listener
             from pylog.controller.apis import controller_apis
-            self.dispatcher.apis = {api.key: api for api in controller_apis(self.controller, self.dispatcher)}
+            self.dispatcher.apis = {api.key: api for api in controller_apis(
+                self.controller, self.dispatcher, self.config.listener_endpoint().listener_name)}
         # Bound first: the registrations carry the port. Until start() returns, what comes
         # in finds no partition led here yet, and gets the errors that make clients retry.
         await self._listen(host, port)

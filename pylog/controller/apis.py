@@ -24,8 +24,9 @@ request. Timers: `expire_sessions` (fence brokers whose session ran out),
 partitions of topics that allow it).
 
 `controller_apis(controller)`: the dispatcher entries of a controller-only node's listener:
-ApiVersions, every request above, and Fetch of `__cluster_metadata` (how brokers follow
-the log: pylog/controller/metadata_fetch.py, a long poll on the log's appends).
+ApiVersions, every request above, Fetch of `__cluster_metadata` (how brokers follow the
+log: pylog/controller/metadata_fetch.py, a long poll on the log's appends), and
+DescribeCluster of the controllers (pylog/handlers/describe_cluster.py).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher
 from pylog.handlers import api_versions
 
 FETCH_KEY = 1
+DESCRIBE_CLUSTER_KEY = 60
 
 
 def apply(controller, request: Message, version: int, now_ms: int) -> ControllerResult:
@@ -115,8 +117,9 @@ def completed_reassignments(controller) -> list:
     return reassignment.complete_reassignments(controller.image)
 
 
-def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
-    """The listener of a controller-only node (`dispatcher` answers its ApiVersions)."""
+def controller_apis(controller, dispatcher: Dispatcher, listener_name: str) -> list[Api]:
+    """The listener `listener_name` of a controller-only node (`dispatcher` answers its
+    ApiVersions)."""
     async def handle(request, context):
         return await controller.handle(request, context.api_version)
 
@@ -128,6 +131,8 @@ def controller_apis(controller, dispatcher: Dispatcher) -> list[Api]:
 
     apis = [Api(key, low, high, handle) for key, (low, high) in CONTROLLER_API_VERSIONS.items()]
     apis.append(Api(FETCH_KEY, 4, 12, fetch))
+    from pylog.handlers.describe_cluster import make_controller_handler
+    apis.append(Api(DESCRIBE_CLUSTER_KEY, 0, 2, make_controller_handler(controller, listener_name)))
     features = lambda: api_versions.image_features(SUPPORTED_FEATURES, controller.image)  # noqa: E731
     apis.append(Api(API_VERSIONS_KEY, *api_versions.SERVED_VERSIONS, api_versions.make_handler(dispatcher, features)))
     return apis

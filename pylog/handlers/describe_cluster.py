@@ -12,6 +12,12 @@ answer it on a broker listener:
 - `controller_id`: Kafka answers a random alive broker (clients cannot reach a KRaft
   controller through it); pylog answers itself, as its Metadata does.
 - `cluster_authorized_operations` when asked (pylog/handlers/authorized_operations.py).
+
+A controller-only node answers it too (Kafka's ControllerApis.handleDescribeCluster,
+KIP-919: how `--bootstrap-controller` finds the controllers), with the same refusals the
+other way round: `endpoint_type` must be CONTROLLER (2). The nodes listed are the
+controllers registered with an endpoint on the listener asked, and `controller_id` is this
+controller, the quorum's leader (-1 were it not listed).
 """
 
 from __future__ import annotations
@@ -49,12 +55,37 @@ def make_handler(broker):
     return handle
 
 
-def endpoint_type_refusal(endpoint_type: int, version: int) -> tuple[ErrorCode, str] | None:
+def make_controller_handler(controller, listener_name: str):
+    """The handler of a controller-only node's listener `listener_name`."""
+    async def handle(request, context) -> DescribeClusterResponse:
+        refusal = endpoint_type_refusal(request.endpoint_type, context.api_version, expected=CONTROLLER)
+        if refusal is not None:
+            code, message = refusal
+            return DescribeClusterResponse(error_code=code, error_message=message)
+        nodes = []
+        for registration in sorted(controller.image.controllers.values(), key=lambda c: c.controller_id):
+            endpoint = next((e for e in registration.endpoints if e.name == listener_name), None)
+            if endpoint is not None:
+                nodes.append(DescribeClusterResponse.DescribeClusterBroker(
+                    broker_id=registration.controller_id, host=endpoint.host, port=endpoint.port, rack=None))
+        controller_id = controller.node_id if any(n.broker_id == controller.node_id for n in nodes) else -1
+        return DescribeClusterResponse(
+            error_code=ErrorCode.NONE, error_message=None, endpoint_type=CONTROLLER, cluster_id=controller.cluster_id,
+            controller_id=controller_id, brokers=nodes,
+            cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
+                                           else authorized_operations.OMITTED))
+
+    return handle
+
+
+def endpoint_type_refusal(endpoint_type: int, version: int, expected: int = BROKER) -> tuple[ErrorCode, str] | None:
+    """The error and message for a request whose `endpoint_type` a listener of type
+    `expected` does not answer; None when it does."""
     if endpoint_type not in ENDPOINT_TYPE_NAMES:
         return (ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
                 f"Unsupported endpoint type {endpoint_type}")
-    if endpoint_type != BROKER:
+    if endpoint_type != expected:
         return (ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.MISMATCHED_ENDPOINT_TYPE,
-                f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
-                f"{ENDPOINT_TYPE_NAMES[endpoint_type]}")
+                f"The request was sent to an endpoint of type {ENDPOINT_TYPE_NAMES[expected]}, but we wanted an "
+                f"endpoint of type {ENDPOINT_TYPE_NAMES[endpoint_type]}")
     return None

@@ -6,14 +6,22 @@
 - `kafka-reassign-partitions.sh --execute` then `--verify`: a partition's replicas move to
   another set of brokers (AlterPartitionReassignments, ListPartitionReassignments); the new
   replica catches up, joins the ISR and the reassignment completes, the removed replica's
-  log goes.
+  log goes;
+- `kafka-metadata-quorum.sh describe`, through a broker (which forwards DescribeQuorum) and
+  straight to the controller (`--bootstrap-controller`, which finds it by DescribeCluster on
+  the controller's listener, KIP-919): the controller leads as the one voter, the brokers
+  follow as observers, in the order of Kafka's map of them. The controller listener's
+  DescribeCluster answers as the reference Kafka's CONTROLLER listener does.
 """
 
 from __future__ import annotations
 
 import json
 
-from pylog.cluster import Cluster
+from protocol.messages import DescribeClusterRequest
+from pylog.cluster import CONTROLLER_NODE_ID, Cluster
+from tests.compat.answers import plain
+from tests.integration.support import WireClient
 from tests.integration.support import wait_until
 from tests.integration.cluster_support import create_topic, partition_states, wait_full_isr
 
@@ -62,3 +70,50 @@ def test_partition_reassignment_through_kafkas_tool(tmp_path, kafka_tools):
         removed = (set(replicas) - set(target)).pop()
         wait_until(lambda: not (tmp_path / "cluster" / f"broker-{removed}" / "moving-0").exists(), 60,
                    "the removed replica's log to go")
+
+
+def test_the_quorum_through_kafkas_tool(tmp_path, kafka_tools):
+    with Cluster(brokers=2, data_dir=tmp_path / "cluster") as cluster:
+        controller = f"127.0.0.1:{cluster.controller.port}"
+        for how, address in (("--bootstrap-server", cluster.bootstrap_servers), ("--bootstrap-controller", controller)):
+            def observed() -> list[str] | None:
+                lines = kafka_tools.run("kafka-metadata-quorum.sh", how, address, "describe", "--status").check().lines
+                return lines if 'CurrentObservers:       [{"id": 1}, {"id": 2}]' in lines else None
+            status = wait_until(observed, 30, f"both brokers observed ({how})")
+            fields = dict(line.split(":", 1) for line in status)
+            assert fields["ClusterId"].strip() == cluster.cluster_id
+            assert (fields["LeaderId"].strip(), fields["MaxFollowerLag"].strip()) == (str(CONTROLLER_NODE_ID), "0")
+            assert fields["CurrentVoters"].strip() == f'[{{"id": {CONTROLLER_NODE_ID}, "endpoints": ' \
+                f'["PLAINTEXT://{controller}"]}}]'
+            replication = kafka_tools.run("kafka-metadata-quorum.sh", how, address, "describe",
+                                          "--replication").check().lines
+            rows = [[column.strip() for column in line.split("\t") if column.strip()] for line in replication[1:]]
+            assert [(row[0], row[1], row[-1]) for row in rows] == [
+                (str(CONTROLLER_NODE_ID), "AAAAAAAAAAAAAAAAAAAAAA", "Leader"),
+                ("1", "AAAAAAAAAAAAAAAAAAAAAA", "Observer"), ("2", "AAAAAAAAAAAAAAAAAAAAAA", "Observer")]
+
+
+def controller_describe_cluster(address: str) -> dict:
+    """DescribeCluster at each version and endpoint type, on a controller listener; what
+    differs by nature (the cluster id, the node's id and port) masked."""
+    answers = {}
+    with WireClient(address) as client:
+        for version in (0, 1, 2):
+            for endpoint_type in (0, 1, 2, 3):
+                answer = plain(client.request(60, version, DescribeClusterRequest(
+                    endpoint_type=endpoint_type, include_cluster_authorized_operations=endpoint_type == 2)))
+                if answer["error_code"] == 0:
+                    (node,) = answer["brokers"]
+                    assert answer["controller_id"] == node["broker_id"]
+                    answer.update(cluster_id="<cluster-id>", controller_id="<node>",
+                                  brokers=[{**node, "broker_id": "<node>", "port": "<port>"}])
+                answers[f"v{version} endpoint type {endpoint_type}"] = answer
+    return answers
+
+
+def test_describe_cluster_on_a_controller_listener(tmp_path, kafka_reference, compat_table):
+    kafka = controller_describe_cluster(f"127.0.0.1:{kafka_reference.controller_port}")
+    with Cluster(brokers=1, data_dir=tmp_path / "cluster") as cluster:
+        pylog = controller_describe_cluster(f"127.0.0.1:{cluster.controller.port}")
+    compat_table.assert_same("DescribeCluster on a controller listener", {"pylog": pylog, "kafka": kafka})
+    assert kafka["v2 endpoint type 2"]["error_code"] == 0 and kafka["v2 endpoint type 1"]["error_code"] == 114

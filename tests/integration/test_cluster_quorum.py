@@ -7,6 +7,8 @@ which is how `kafka-metadata-quorum.sh` and `kafka-cluster.sh unregister` reach 
   watermark, with fetch times taken while the test ran.
 - UnregisterBroker: an unknown broker id is BROKER_ID_NOT_REGISTERED with Kafka's message; a
   stopped broker's registration goes, and the next Metadata lists only the other broker.
+- DescribeCluster on the controller's own listener (KIP-919) lists the controller, and
+  refuses a request for brokers with MISMATCHED_ENDPOINT_TYPE and Kafka's message.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 import pytest
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import DescribeQuorumRequest, MetadataRequest, UnregisterBrokerRequest
+from protocol.messages import DescribeClusterRequest, DescribeQuorumRequest, MetadataRequest, UnregisterBrokerRequest
 from protocol.metadata_log import METADATA_TOPIC
 from pylog.cluster import CONTROLLER_NODE_ID, Cluster
 from tests.integration.support import WireClient, wait_until
@@ -56,6 +58,17 @@ def test_a_broker_forwards_the_quorum_requests_to_the_controller(tmp_path):
             assert node.node_id == CONTROLLER_NODE_ID
             assert [(listener.host, listener.port) for listener in node.listeners] == [
                 ("127.0.0.1", cluster.controller.port)]
+
+            with WireClient(f"127.0.0.1:{cluster.controller.port}") as at_controller:
+                controllers = at_controller.request(60, 2, DescribeClusterRequest(endpoint_type=2))
+                assert (controllers.error_code, controllers.endpoint_type, controllers.cluster_id,
+                        controllers.controller_id) == (0, 2, cluster.cluster_id, CONTROLLER_NODE_ID)
+                assert [(n.broker_id, n.host, n.port) for n in controllers.brokers] == [
+                    (CONTROLLER_NODE_ID, "127.0.0.1", cluster.controller.port)]
+                brokers = at_controller.request(60, 2, DescribeClusterRequest(endpoint_type=1))
+                assert (brokers.error_code, brokers.error_message) == (
+                    ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+                    "The request was sent to an endpoint of type CONTROLLER, but we wanted an endpoint of type BROKER")
 
             refused = client.request(64, 0, UnregisterBrokerRequest(broker_id=99))
             assert (refused.error_code, refused.error_message) == (
