@@ -33,6 +33,9 @@ SERVED: tuple[tuple[int, int, int, str, str], ...] = (
     (21, 0, 2, "delete_records", "make_handler"),                           # DeleteRecords
     (22, 0, 5, "init_producer_id", "make_handler"),                         # InitProducerId
     (23, 0, 4, "offset_for_leader_epoch", "make_handler"),                  # OffsetForLeaderEpoch
+    (29, 0, 3, "acls", "make_describe_acls_handler"),                       # DescribeAcls
+    (30, 0, 3, "acls", "make_create_acls_handler"),                         # CreateAcls
+    (31, 0, 3, "acls", "make_delete_acls_handler"),                         # DeleteAcls
     (32, 0, 4, "configs", "make_describe_configs_handler"),                 # DescribeConfigs
     (33, 0, 2, "configs", "make_alter_configs_handler"),                    # AlterConfigs
     (35, 1, 4, "log_dirs", "make_handler"),                                 # DescribeLogDirs

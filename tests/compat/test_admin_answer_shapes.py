@@ -22,7 +22,9 @@ fuzz of these APIs; each line of `requests` is one of its findings:
   parses values in their definition order; a broker refuses APPEND / SUBTRACT of a name it
   does not know with UNKNOWN_SERVER_ERROR;
 - OffsetCommit answers the partitions the metadata lacks first (a topic unknown as a whole
-  even with no partition), then merges the coordinator's answer in.
+  even with no partition), then merges the coordinator's answer in;
+- DescribeAcls, CreateAcls and DeleteAcls, with no authorizer on either broker, answer
+  SECURITY_DISABLED with Kafka's two messages, for each creation and each filter.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ import pytest
 from protocol.messages import (
     AlterConfigsRequest,
     AlterPartitionReassignmentsRequest,
+    CreateAclsRequest,
+    DeleteAclsRequest,
+    DescribeAclsRequest,
     DeleteRecordsRequest,
     DescribeConfigsRequest,
     DescribeTopicPartitionsRequest,
@@ -117,6 +122,17 @@ def requests(a: str, b: str) -> list:
                 AlterConfigsRequest.AlterableConfig(name=k, value=v)
                 for k, v in (("consumer.heartbeat.interval.ms", "-1"), ("consumer.session.timeout.ms", ""))])])),
         (44, 0, incremental((4, "", [("no.such.config", 3, "x")]), validate_only=True)),
+        (29, 3, DescribeAclsRequest(resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1,
+                                    principal_filter=None, host_filter=None, operation=1, permission_type=1)),
+        (29, 1, DescribeAclsRequest(resource_type_filter=99, resource_name_filter="x", pattern_type_filter=3,
+                                    principal_filter="User:x", host_filter="*", operation=3, permission_type=3)),
+        (30, 2, CreateAclsRequest(creations=[CreateAclsRequest.AclCreation(
+            resource_type=2, resource_name=name, resource_pattern_type=3, principal="User:bob", host="*",
+            operation=3, permission_type=3) for name in (a, b)])),
+        (30, 1, CreateAclsRequest(creations=[])),
+        (31, 3, DeleteAclsRequest(filters=[DeleteAclsRequest.DeleteAclsFilter(
+            resource_type_filter=2, resource_name_filter=name, pattern_type_filter=3, principal_filter=None,
+            host_filter=None, operation=1, permission_type=1) for name in (a, None)])),
     ]
 
 
@@ -177,5 +193,5 @@ def answers(both):
 
 
 def test_the_smaller_admin_apis_answer_as_kafka(answers, compat_table):
-    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ...: answer shapes",
+    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ACLs, ...: answer shapes",
                              answers)

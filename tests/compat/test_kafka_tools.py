@@ -725,3 +725,21 @@ def test_cluster_unregister_of_an_unknown_broker(on_both):
     assert result["pylog"].code == 1
     assert "org.apache.kafka.common.errors.BrokerIdNotRegisteredException: Broker ID 99 is not currently registered" \
         in picked["pylog"]
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-acls.sh (neither broker has an authorizer: Kafka's default)
+
+ACL_COMMANDS = (
+    ("--list",),
+    ("--add", "--allow-principal", "User:bob", "--operation", "Read", "--topic", "acl-topic"),
+    ("--remove", "--force", "--allow-principal", "User:bob", "--operation", "Read", "--topic", "acl-topic"),
+)
+
+
+def test_acls_without_an_authorizer(on_both):
+    for command in ACL_COMMANDS:
+        result = on_both.run("kafka-acls.sh", "--bootstrap-server", "{bootstrap}", *command)
+        picked = on_both.compare(f"kafka-acls.sh {command[0]}", result, stderr=True)
+        assert result["pylog"].code == 1
+        assert any("SecurityDisabledException: No Authorizer is configured" in line for line in picked["pylog"])

@@ -48,6 +48,7 @@ TOOLS = {
     "kafka-consumer-perf-test.sh": "org.apache.kafka.tools.ConsumerPerformance",
     "kafka-metadata-quorum.sh": "org.apache.kafka.tools.MetadataQuorumCommand",
     "kafka-cluster.sh": "org.apache.kafka.tools.ClusterTool",
+    "kafka-acls.sh": "org.apache.kafka.tools.AclCommand",
 }
 
 RESULT_PREFIX = b"PYLOG-TOOL-RESULT "
