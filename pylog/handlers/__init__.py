@@ -28,6 +28,7 @@ SERVED: tuple[tuple[int, int, int, str, str], ...] = (
     (14, 0, 5, "groups", "make_sync_group_handler"),                        # SyncGroup
     (15, 0, 6, "groups", "make_describe_groups_handler"),                   # DescribeGroups
     (16, 0, 5, "groups", "make_list_groups_handler"),                       # ListGroups
+    (17, 0, 1, "plaintext_security", "make_sasl_handshake_handler"),        # SaslHandshake
     (19, 0, 7, "topics", "make_create_topics_handler"),                     # CreateTopics
     (20, 0, 6, "topics", "make_delete_topics_handler"),                     # DeleteTopics
     (21, 0, 2, "delete_records", "make_handler"),                           # DeleteRecords
@@ -39,7 +40,12 @@ SERVED: tuple[tuple[int, int, int, str, str], ...] = (
     (32, 0, 4, "configs", "make_describe_configs_handler"),                 # DescribeConfigs
     (33, 0, 2, "configs", "make_alter_configs_handler"),                    # AlterConfigs
     (35, 1, 4, "log_dirs", "make_handler"),                                 # DescribeLogDirs
+    (36, 0, 2, "plaintext_security", "make_sasl_authenticate_handler"),     # SaslAuthenticate
     (37, 0, 3, "topics", "make_create_partitions_handler"),                 # CreatePartitions
+    (38, 0, 3, "plaintext_security", "make_create_token_handler"),          # CreateDelegationToken
+    (39, 0, 2, "plaintext_security", "make_renew_token_handler"),           # RenewDelegationToken
+    (40, 0, 2, "plaintext_security", "make_expire_token_handler"),          # ExpireDelegationToken
+    (41, 0, 3, "plaintext_security", "make_describe_tokens_handler"),       # DescribeDelegationToken
     (42, 0, 2, "groups", "make_delete_groups_handler"),                     # DeleteGroups
     (43, 0, 2, "topics", "make_elect_leaders_handler"),                     # ElectLeaders
     (44, 0, 1, "configs", "make_incremental_alter_configs_handler"),        # IncrementalAlterConfigs

@@ -24,7 +24,10 @@ fuzz of these APIs; each line of `requests` is one of its findings:
 - OffsetCommit answers the partitions the metadata lacks first (a topic unknown as a whole
   even with no partition), then merges the coordinator's answer in;
 - DescribeAcls, CreateAcls and DeleteAcls, with no authorizer on either broker, answer
-  SECURITY_DISABLED with Kafka's two messages, for each creation and each filter.
+  SECURITY_DISABLED with Kafka's two messages, for each creation and each filter;
+- on a PLAINTEXT listener SaslHandshake and SaslAuthenticate are ILLEGAL_SASL_STATE and the
+  delegation token APIs DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, the owner of a token asked for
+  being the one named or else User:ANONYMOUS.
 """
 
 from __future__ import annotations
@@ -37,18 +40,24 @@ from protocol.messages import (
     AlterConfigsRequest,
     AlterPartitionReassignmentsRequest,
     CreateAclsRequest,
+    CreateDelegationTokenRequest,
     DeleteAclsRequest,
-    DescribeAclsRequest,
     DeleteRecordsRequest,
+    DescribeAclsRequest,
     DescribeConfigsRequest,
+    DescribeDelegationTokenRequest,
     DescribeTopicPartitionsRequest,
     ElectLeadersRequest,
+    ExpireDelegationTokenRequest,
     FindCoordinatorRequest,
     IncrementalAlterConfigsRequest,
     MetadataRequest,
     OffsetCommitRequest,
     OffsetDeleteRequest,
     ProduceRequest,
+    RenewDelegationTokenRequest,
+    SaslAuthenticateRequest,
+    SaslHandshakeRequest,
 )
 from protocol.records import build_batch
 from tests.compat.answers import plain
@@ -133,6 +142,15 @@ def requests(a: str, b: str) -> list:
         (31, 3, DeleteAclsRequest(filters=[DeleteAclsRequest.DeleteAclsFilter(
             resource_type_filter=2, resource_name_filter=name, pattern_type_filter=3, principal_filter=None,
             host_filter=None, operation=1, permission_type=1) for name in (a, None)])),
+        (17, 0, SaslHandshakeRequest(mechanism="PLAIN")),
+        (17, 1, SaslHandshakeRequest(mechanism="SCRAM-SHA-256")),
+        (36, 2, SaslAuthenticateRequest(auth_bytes=b"\0user\0password")),
+        (38, 3, CreateDelegationTokenRequest(owner_principal_type="User", owner_principal_name="alice",
+                                             renewers=[], max_lifetime_ms=-1)),
+        (38, 1, CreateDelegationTokenRequest(renewers=[], max_lifetime_ms=1000)),
+        (39, 2, RenewDelegationTokenRequest(hmac=b"x", renew_period_ms=-1)),
+        (40, 1, ExpireDelegationTokenRequest(hmac=b"x", expiry_time_period_ms=-1)),
+        (41, 3, DescribeDelegationTokenRequest(owners=None)),
     ]
 
 
@@ -193,5 +211,5 @@ def answers(both):
 
 
 def test_the_smaller_admin_apis_answer_as_kafka(answers, compat_table):
-    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ACLs, ...: answer shapes",
+    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ACLs, SASL, ...: answer shapes",
                              answers)
