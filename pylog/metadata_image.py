@@ -22,6 +22,8 @@ What the image holds, and the record that changes each part:
     features      name -> finalized level                  FeatureLevelRecord (level 0
                   (metadata.version kept apart, kraft.version ignored: Raft owns it)  removes)
     next_producer_id                                       ProducerIdsRecord
+    scram         (user, mechanism) -> ScramCredential     UserScramCredentialRecord (replaces),
+                                                           RemoveUserScramCredentialRecord
 
 The partition epoch rules (`PartitionRegistration.merge`): a PartitionRecord sets both epochs
 as written; every PartitionChangeRecord adds 1 to the partition epoch, and adds 1 to the
@@ -117,6 +119,15 @@ class ControllerRegistration(NamedTuple):
     zk_migration_ready: bool
     endpoints: tuple[Endpoint, ...]
     supported_features: tuple[tuple[str, int, int], ...]
+
+
+class ScramCredential(NamedTuple):
+    """A user's SCRAM credential for one mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512): what
+    a SCRAM server keeps, never the password."""
+    salt: bytes
+    stored_key: bytes
+    server_key: bytes
+    iterations: int
 
 
 class PartitionRegistration(NamedTuple):
@@ -228,6 +239,7 @@ class MetadataImage:
         self.features: dict[str, int] = {}
         self.metadata_version: int | None = None
         self.next_producer_id = 0
+        self.scram: dict[tuple[str, int], ScramCredential] = {}
         self.offset = -1
         self.epoch = -1
         self._transaction: list[Message] | None = None
@@ -301,19 +313,19 @@ class MetadataImage:
         topics = {topic_id: TopicImage(t.name, t.topic_id, dict(t.partitions)) for topic_id, t in self.topics.items()}
         return (dict(self.brokers), dict(self.controllers), topics,
                 {key: dict(values) for key, values in self.configs.items()}, dict(self.features),
-                self.metadata_version, self.next_producer_id)
+                self.metadata_version, self.next_producer_id, dict(self.scram))
 
     def _restore(self, saved: tuple) -> None:
         (self.brokers, self.controllers, self.topics, self.configs, self.features,
-         self.metadata_version, self.next_producer_id) = saved
+         self.metadata_version, self.next_producer_id, self.scram) = saved
         self.topics_by_name = {t.name: t for t in self.topics.values()}
 
     def _apply(self, record: Message) -> None:
         handler = _HANDLERS.get(record.schema_name)
         if handler is not None:
             handler(self, record)
-        # every other record type (ACLs, quotas, SCRAM, delegation tokens, NoOp, ZK
-        # migration state) changes nothing this image keeps
+        # every other record type (ACLs, quotas, delegation tokens, NoOp, ZK migration
+        # state) changes nothing this image keeps
 
     # -- brokers and controllers -------------------------------------------------------
 
@@ -438,6 +450,14 @@ class MetadataImage:
     def _set_producer_ids(self, r) -> None:
         self.next_producer_id = r.next_producer_id
 
+    def _set_scram_credential(self, r) -> None:
+        self.scram[(r.name, r.mechanism)] = ScramCredential(bytes(r.salt), bytes(r.stored_key), bytes(r.server_key),
+                                                            r.iterations)
+
+    def _remove_scram_credential(self, r) -> None:
+        if self.scram.pop((r.name, r.mechanism), None) is None:
+            raise MetadataImageError(f"no SCRAM credential of mechanism {r.mechanism} for user {r.name!r} to remove")
+
 
 _HANDLERS = {
     "RegisterBrokerRecord": MetadataImage._register_broker,
@@ -454,4 +474,6 @@ _HANDLERS = {
     "ConfigRecord": MetadataImage._set_config,
     "FeatureLevelRecord": MetadataImage._set_feature,
     "ProducerIdsRecord": MetadataImage._set_producer_ids,
+    "UserScramCredentialRecord": MetadataImage._set_scram_credential,
+    "RemoveUserScramCredentialRecord": MetadataImage._remove_scram_credential,
 }

@@ -14,6 +14,7 @@
     44       IncrementalAlterConfigs       configuration_control.incremental_alter_configs
     33       AlterConfigs                  configuration_control.alter_configs
     67       AllocateProducerIds           producer_id_control.allocate_producer_ids
+    51       AlterUserScramCredentials     scram_control.alter_user_scram_credentials
     55       DescribeQuorum                describe_quorum.describe_quorum (a read: no records)
 
 `apply(controller, request, version, now_ms)` runs the rule and returns its
@@ -81,6 +82,9 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
     if key == 67:
         from pylog.controller import producer_id_control
         return producer_id_control.allocate_producer_ids(image, request)
+    if key == 51:
+        from pylog.controller.scram_control import alter_user_scram_credentials
+        return alter_user_scram_credentials(image, request)
     if key == 55:
         from pylog.controller.describe_quorum import describe_quorum
         metadata_log = controller.metadata_log
@@ -94,7 +98,7 @@ def apply(controller, request: Message, version: int, now_ms: int) -> Controller
 
 CONTROLLER_API_VERSIONS = {   # key -> (min, max) served
     62: (0, 4), 63: (0, 1), 64: (0, 0), 56: (0, 3), 43: (0, 2), 45: (0, 1), 46: (0, 0),
-    19: (0, 7), 20: (0, 6), 37: (0, 3), 44: (0, 1), 33: (0, 2), 67: (0, 0), 55: (0, 2),
+    19: (0, 7), 20: (0, 6), 37: (0, 3), 44: (0, 1), 33: (0, 2), 67: (0, 0), 55: (0, 2), 51: (0, 0),
 }
 
 

@@ -53,6 +53,8 @@ SERVED: tuple[tuple[int, int, int, str, str], ...] = (
     (46, 0, 0, "topics", "make_list_reassignments_handler"),                # ListPartitionReassignments
     (47, 0, 0, "offsets", "make_offset_delete_handler"),                    # OffsetDelete
     (48, 0, 1, "describe_client_quotas", "make_handler"),                   # DescribeClientQuotas
+    (50, 0, 0, "scram", "make_describe_handler"),                           # DescribeUserScramCredentials
+    (51, 0, 0, "scram", "make_alter_handler"),                              # AlterUserScramCredentials
     (55, 0, 2, "topics", "make_describe_quorum_handler"),                   # DescribeQuorum
     (60, 0, 2, "describe_cluster", "make_handler"),                         # DescribeCluster
     (61, 0, 0, "describe_producers", "make_handler"),                       # DescribeProducers

@@ -27,7 +27,10 @@ fuzz of these APIs; each line of `requests` is one of its findings:
   SECURITY_DISABLED with Kafka's two messages, for each creation and each filter;
 - on a PLAINTEXT listener SaslHandshake and SaslAuthenticate are ILLEGAL_SASL_STATE and the
   delegation token APIs DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, the owner of a token asked for
-  being the one named or else User:ANONYMOUS.
+  being the one named or else User:ANONYMOUS;
+- AlterUserScramCredentials takes each user once per request and lists the deletions made,
+  the upsertions made and the refusals in the order of Kafka's HashMaps of the user names;
+  DescribeUserScramCredentials answers in that order too.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import pytest
 from protocol.messages import (
     AlterConfigsRequest,
     AlterPartitionReassignmentsRequest,
+    AlterUserScramCredentialsRequest,
     CreateAclsRequest,
     CreateDelegationTokenRequest,
     DeleteAclsRequest,
@@ -47,6 +51,7 @@ from protocol.messages import (
     DescribeConfigsRequest,
     DescribeDelegationTokenRequest,
     DescribeTopicPartitionsRequest,
+    DescribeUserScramCredentialsRequest,
     ElectLeadersRequest,
     ExpireDelegationTokenRequest,
     FindCoordinatorRequest,
@@ -72,6 +77,8 @@ Delete, DeletePartition = DeleteRecordsRequest.DeleteRecordsTopic, DeleteRecords
 
 
 SKIPPED = ("throttle_time_ms", "topic_id", "documentation")   # what differs by nature
+ALTER_USER_SCRAM_CREDENTIALS = 51
+SETTLE_S = 0.3   # after an AlterUserScramCredentials, before the next request
 
 
 def requests(a: str, b: str) -> list:
@@ -89,7 +96,26 @@ def requests(a: str, b: str) -> list:
                                                           for k, op, v in configs])
             for t, name, configs in resources])
 
+    def scram(deletions=(), upsertions=()):
+        Request = AlterUserScramCredentialsRequest
+        return Request(deletions=[Request.ScramCredentialDeletion(name=f"{a}-{n}" if n else "", mechanism=m)
+                                  for n, m in deletions],
+                       upsertions=[Request.ScramCredentialUpsertion(name=f"{a}-{n}" if n else "", mechanism=m,
+                                                                    iterations=i, salt=b"salt", salted_password=p)
+                                   for n, m, i, p in upsertions])
+
+    def users(*names):
+        return DescribeUserScramCredentialsRequest(users=[DescribeUserScramCredentialsRequest.UserName(
+            name=f"{a}-{n}") for n in names])
+
+    key = b"k" * 32
     return [
+        (51, 0, scram(upsertions=[(n, 1 + i % 2, 4096 + i, key) for i, n in enumerate("abcdefgh")])),
+        (50, 0, users(*"abcz", "a")),
+        (51, 0, scram(deletions=[("a", 1), ("z", 1), ("c", 1), ("c", 2)],
+                      upsertions=[("b", 1, 5000, key), ("a", 2, 4096, key), ("", 1, 4096, key), ("x", 0, 4096, key),
+                                  ("y", 1, 4095, key), ("w", 2, 16385, key), ("v", 1, 4096, b"")])),
+        (50, 0, users(*"abcdefghvwxyz")),
         (32, 4, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=b, configuration_keys=None)],
                                        include_synonyms=True)),
         (32, 3, DescribeConfigsRequest(resources=[Resource(resource_type=2, resource_name=a, configuration_keys=[
@@ -154,6 +180,15 @@ def requests(a: str, b: str) -> list:
     ]
 
 
+def mechanisms_sorted(api_key: int, answer: dict) -> dict:
+    """A DescribeUserScramCredentials answer with each user's credentials by mechanism: Kafka
+    keeps them in a HashMap keyed by an enum, whose order changes from one JVM to the next."""
+    if api_key == 50:
+        for result in answer["results"]:
+            result["credential_infos"].sort(key=lambda info: info["mechanism"])
+    return answer
+
+
 def simple_commits(client, group: str, topic: str) -> list:
     """OffsetCommits of a simple group: refusals first, then the coordinator's answer merged
     in; with nothing refused, that answer as it is, a topic entry per request entry."""
@@ -204,12 +239,16 @@ def answers(both):
                 name=a, partition_data=[ProduceRequest.PartitionProduceData(
                     index=0, records=build_batch([(None, b"v%d" % i) for i in range(5)],
                                                  timestamp_ms=1_700_000_000_000))])]))
-            found[name] = [(key, version, plain(client.request(key, version, request), SKIPPED))
-                           for key, version, request in requests(a, b)]
+            found[name] = []
+            for key, version, request in requests(a, b):
+                found[name].append((key, version, mechanisms_sorted(key, plain(client.request(key, version, request),
+                                                                                SKIPPED))))
+                if key == ALTER_USER_SCRAM_CREDENTIALS:
+                    time.sleep(SETTLE_S)   # Kafka's broker applies the controller's records a moment after
             found[name] += [plain(answer, SKIPPED) for answer in simple_commits(client, group, a)]
     return found
 
 
 def test_the_smaller_admin_apis_answer_as_kafka(answers, compat_table):
-    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ACLs, SASL, ...: answer shapes",
+    compat_table.assert_same("DescribeConfigs, DeleteRecords, ElectLeaders, reassignments, ACLs, SASL, SCRAM, ...: answer shapes",
                              answers)

@@ -743,3 +743,41 @@ def test_acls_without_an_authorizer(on_both):
         picked = on_both.compare(f"kafka-acls.sh {command[0]}", result, stderr=True)
         assert result["pylog"].code == 1
         assert any("SecurityDisabledException: No Authorizer is configured" in line for line in picked["pylog"])
+
+
+# ---------------------------------------------------------------------------------------
+# kafka-configs.sh --entity-type users: SCRAM credentials (kept in the metadata log)
+
+
+def test_configs_users_scram_credentials(on_both):
+    user = unique("scram-user")
+    # both mechanisms in one command: one request naming the user twice, which Kafka refuses
+    twice = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "users",
+                        "--entity-name", user, "--add-config",
+                        "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=other]")
+    on_both.compare("kafka-configs.sh --alter --entity-type users (two SCRAM credentials at once)", twice, stderr=True)
+    assert twice["pylog"].code == 1
+    for config in ("SCRAM-SHA-256=[iterations=8192,password=alice-secret]", "SCRAM-SHA-512=[password=other]"):
+        added = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "users",
+                            "--entity-name", user, "--add-config", config)
+        on_both.compare(f"kafka-configs.sh --alter --entity-type users ({config.split('=')[0]})", added)
+    described = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "users",
+                            "--entity-name", user)
+
+    def mechanisms_sorted(r) -> list[str]:
+        """The credentials line with its mechanisms sorted: Kafka lists a user's mechanisms in
+        the order of a HashMap keyed by an enum, which changes from one JVM to the next."""
+        return [re.sub(r" are (.*)$", lambda m: " are " + ", ".join(sorted(c.strip() for c in m.group(1).split(","))),
+                       line) for line in r.lines]
+
+    picked = on_both.compare("kafka-configs.sh --describe --entity-type users (SCRAM credentials)", described,
+                             lines=mechanisms_sorted)
+    assert picked["pylog"] == [f"SCRAM credential configs for user-principal '{user}' are "
+                               "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096"]
+    deleted = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--alter", "--entity-type", "users",
+                          "--entity-name", user, "--delete-config", "SCRAM-SHA-512")
+    on_both.compare("kafka-configs.sh --alter --delete-config (a SCRAM credential)", deleted)
+    again = on_both.run(CONFIGS, "--bootstrap-server", "{bootstrap}", "--describe", "--entity-type", "users",
+                        "--entity-name", user)
+    picked = on_both.compare("kafka-configs.sh --describe --entity-type users (one credential left)", again)
+    assert picked["pylog"] == [f"SCRAM credential configs for user-principal '{user}' are SCRAM-SHA-256=iterations=8192"]
