@@ -685,12 +685,14 @@ def test_features_describe(on_both):
 # ---------------------------------------------------------------------------------------
 # kafka-metadata-quorum.sh, kafka-cluster.sh unregister (a broker forwards both to its controller)
 
-# What differs by nature: the cluster id and how far each metadata log has come; and on
+# What differs by nature: the cluster id, how far each metadata log has come and how many
+# times each node has started (the Raft epoch: a test restarts the session's Kafka); and on
 # purpose (README): a combined pylog node has one listener, which its controller
 # registration names, where Kafka's voter endpoint is its CONTROLLER listener.
 QUORUM_MASKS = (
     (re.compile(r"^ClusterId:(\s+)\S+$"), r"ClusterId:\1<cluster-id>"),
     (re.compile(r"^HighWatermark:(\s+)\d+$"), r"HighWatermark:\1<offset>"),
+    (re.compile(r"^LeaderEpoch:(\s+)\d+$"), r"LeaderEpoch:\1<epoch>"),
     (re.compile(r'"(?:CONTROLLER|PLAINTEXT)://'), '"<listener>://'),
 )
 
