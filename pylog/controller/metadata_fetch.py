@@ -37,8 +37,8 @@ from protocol.error_codes import ErrorCode
 from protocol.messages import FetchRequest, FetchResponse
 from protocol.metadata_log import METADATA_PARTITION, METADATA_TOPIC, METADATA_TOPIC_ID
 from pylog.clock import now_ms
-from pylog.controller.quorum_observers import QuorumObservers
 from pylog.controller.metadata_log import MetadataLog
+from pylog.controller.quorum_observers import QuorumObservers
 
 NO_EPOCH = -1
 

@@ -7,7 +7,10 @@ authenticated, and tokens may not be asked for (KafkaApis).
                                   successful authentication"
     CreateDelegationToken (38)    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED; the owner is the one named
                                   (v3+) or else the requester, the requester (v3+) is
-                                  User:ANONYMOUS; no token: timestamps -1, empty id and hmac
+                                  User:ANONYMOUS; no token: timestamps -1, empty id and hmac.
+                                  An owner named with a null type is UNKNOWN_SERVER_ERROR, owner
+                                  and requester User:ANONYMOUS (Kafka's KafkaPrincipal refuses a
+                                  null type, and the request's error answer names nobody)
     RenewDelegationToken (39)     DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, expiry timestamp -1
     ExpireDelegationToken (40)    the same
     DescribeDelegationToken (41)  DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, no token
@@ -50,11 +53,14 @@ def make_sasl_authenticate_handler(broker):
 
 def make_create_token_handler(broker):
     async def handle(request, context) -> CreateDelegationTokenResponse:
+        error = NOT_ALLOWED
         owner_type, owner_name = ((request.owner_principal_type, request.owner_principal_name)
                                   if request.owner_principal_name else ANONYMOUS)
+        if owner_type is None:
+            error, (owner_type, owner_name) = ErrorCode.UNKNOWN_SERVER_ERROR, ANONYMOUS
         requester_type, requester_name = ANONYMOUS
         return CreateDelegationTokenResponse(
-            error_code=NOT_ALLOWED, principal_type=owner_type, principal_name=owner_name,
+            error_code=error, principal_type=owner_type, principal_name=owner_name,
             token_requester_principal_type=requester_type, token_requester_principal_name=requester_name,
             issue_timestamp_ms=NO_TIMESTAMP, expiry_timestamp_ms=NO_TIMESTAMP, max_timestamp_ms=NO_TIMESTAMP,
             token_id="", hmac=b"")

@@ -174,6 +174,8 @@ def requests(a: str, b: str) -> list:
         (38, 3, CreateDelegationTokenRequest(owner_principal_type="User", owner_principal_name="alice",
                                              renewers=[], max_lifetime_ms=-1)),
         (38, 1, CreateDelegationTokenRequest(renewers=[], max_lifetime_ms=1000)),
+        (38, 3, CreateDelegationTokenRequest(owner_principal_type=None, owner_principal_name="x", renewers=[],
+                                             max_lifetime_ms=-1)),
         (39, 2, RenewDelegationTokenRequest(hmac=b"x", renew_period_ms=-1)),
         (40, 1, ExpireDelegationTokenRequest(hmac=b"x", expiry_time_period_ms=-1)),
         (41, 3, DescribeDelegationTokenRequest(owners=None)),

@@ -57,6 +57,12 @@ def test_an_owner_named_is_the_owner_answered(kafka_broker):
         "User", "alice", "ANONYMOUS")
 
 
+def test_an_owner_with_a_null_type_is_a_server_error_naming_nobody(kafka_broker):
+    got = ask(kafka_broker, 38, 3, M.CreateDelegationTokenRequest(
+        owner_principal_type=None, owner_principal_name="fuzz-a", renewers=[], max_lifetime_ms=-1))
+    assert (got["error_code"], got["principal_type"], got["principal_name"]) == (-1, "User", "ANONYMOUS")
+
+
 @pytest.mark.parametrize("version", [0, 1, 2])
 def test_tokens_may_not_be_renewed_or_expired(kafka_broker, version):
     assert ask(kafka_broker, 39, version, M.RenewDelegationTokenRequest(hmac=b"x", renew_period_ms=-1)) == {
