@@ -53,18 +53,11 @@ CLUSTER_READY_PREFIX = "pylog cluster ready"
 OWN_PACKAGES = ("pylog", "storage", "protocol")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)   # a user's interpreter writes and reuses bytecode
-    env["PYTHONPATH"] = peers.REPO_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
 def _floor_ms(cpus) -> float:
     runs = []
     for _ in range(STARTS):
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", "import asyncio, uvloop"], env=_env())
+        proc = subprocess.Popen([sys.executable, "-c", "import asyncio, uvloop"], env=peers.pylog_env())
         peers.pin(proc.pid, cpus)
         proc.wait()
         runs.append((time.perf_counter() - started) * 1000)
@@ -72,7 +65,7 @@ def _floor_ms(cpus) -> float:
 
 
 def _import_profile() -> list[str]:
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pylog.broker"], env=_env(),
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pylog.broker"], env=peers.pylog_env(),
                           capture_output=True, text=True, check=True)
     own, total_us = [], 0
     for line in done.stderr.splitlines():
@@ -101,7 +94,7 @@ def _cluster_ms(cpus) -> tuple[float, float]:
     starts, stops = [], []
     for _ in range(CLUSTER_STARTS):
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "pylog", "cluster", "--brokers", "3"], env=_env(),
+        proc = subprocess.Popen([sys.executable, "-m", "pylog", "cluster", "--brokers", "3"], env=peers.pylog_env(),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True)
         peers.pin(proc.pid, cpus)   # before it spawns its nodes, which inherit it
