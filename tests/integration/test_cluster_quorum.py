@@ -9,6 +9,7 @@ which is how `kafka-metadata-quorum.sh` and `kafka-cluster.sh unregister` reach 
   stopped broker's registration goes, and the next Metadata lists only the other broker.
 - DescribeCluster on the controller's own listener (KIP-919) lists the controller, and
   refuses a request for brokers with MISMATCHED_ENDPOINT_TYPE and Kafka's message.
+- With the controller gone, a request the broker forwards fails whole with REQUEST_TIMED_OUT.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ import time
 import pytest
 
 from protocol.error_codes import ErrorCode
-from protocol.messages import DescribeClusterRequest, DescribeQuorumRequest, MetadataRequest, UnregisterBrokerRequest
+from protocol.messages import (
+    AlterUserScramCredentialsRequest,
+    DescribeClusterRequest,
+    DescribeQuorumRequest,
+    MetadataRequest,
+    UnregisterBrokerRequest,
+)
 from protocol.metadata_log import METADATA_TOPIC
 from pylog.cluster import CONTROLLER_NODE_ID, Cluster
 from tests.integration.support import WireClient, wait_until
@@ -78,3 +85,23 @@ def test_a_broker_forwards_the_quorum_requests_to_the_controller(tmp_path):
             assert (done.error_code, done.error_message) == (0, None)
             metadata = client.request(3, 12, MetadataRequest(topics=[], allow_auto_topic_creation=False))
             assert [b.node_id for b in metadata.brokers] == [1]
+
+
+@pytest.mark.timeout(180)
+def test_with_the_controller_gone_a_forwarded_request_fails_whole_with_request_timed_out(tmp_path):
+    """Each in the shape of Kafka's error answer of its request: DescribeQuorum's at the top,
+    UnregisterBroker's alone, AlterUserScramCredentials' for every user named, sorted."""
+    Alter = AlterUserScramCredentialsRequest
+    with Cluster(brokers=1, data_dir=tmp_path / "cluster") as cluster:
+        cluster.kill(CONTROLLER_NODE_ID)
+        with WireClient(f"127.0.0.1:{cluster.brokers[1].port}", timeout_s=60) as client:
+            quorum = client.request(55, 2, DescribeQuorumRequest(topics=[]))
+            assert (quorum.error_code, quorum.topics) == (ErrorCode.REQUEST_TIMED_OUT, [])
+            unregistered = client.request(64, 0, UnregisterBrokerRequest(broker_id=1))
+            assert unregistered.error_code == ErrorCode.REQUEST_TIMED_OUT
+            altered = client.request(51, 0, Alter(
+                deletions=[Alter.ScramCredentialDeletion(name="zoe", mechanism=1)],
+                upsertions=[Alter.ScramCredentialUpsertion(name=name, mechanism=1, iterations=4096, salt=b"s",
+                                                           salted_password=b"p") for name in ("bob", "zoe")]))
+            assert [(r.user, r.error_code) for r in altered.results] == [
+                ("bob", ErrorCode.REQUEST_TIMED_OUT), ("zoe", ErrorCode.REQUEST_TIMED_OUT)]
