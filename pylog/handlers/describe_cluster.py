@@ -45,12 +45,7 @@ def make_handler(broker):
             brokers.append(DescribeClusterResponse.DescribeClusterBroker(
                 broker_id=registration.broker_id, host=endpoint.host, port=endpoint.port, rack=registration.rack,
                 is_fenced=registration.fenced))
-        controller_id = broker.node_id if any(b.broker_id == broker.node_id for b in brokers) else -1
-        return DescribeClusterResponse(
-            error_code=ErrorCode.NONE, error_message=None, endpoint_type=BROKER, cluster_id=broker.cluster_id,
-            controller_id=controller_id, brokers=brokers,
-            cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
-                                           else authorized_operations.OMITTED))
+        return listed(request, BROKER, broker.cluster_id, brokers, broker.node_id)
 
     return handle
 
@@ -68,14 +63,18 @@ def make_controller_handler(controller, listener_name: str):
             if endpoint is not None:
                 nodes.append(DescribeClusterResponse.DescribeClusterBroker(
                     broker_id=registration.controller_id, host=endpoint.host, port=endpoint.port, rack=None))
-        controller_id = controller.node_id if any(n.broker_id == controller.node_id for n in nodes) else -1
-        return DescribeClusterResponse(
-            error_code=ErrorCode.NONE, error_message=None, endpoint_type=CONTROLLER, cluster_id=controller.cluster_id,
-            controller_id=controller_id, brokers=nodes,
-            cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
-                                           else authorized_operations.OMITTED))
+        return listed(request, CONTROLLER, controller.cluster_id, nodes, controller.node_id)
 
     return handle
+
+
+def listed(request, endpoint_type: int, cluster_id: str, nodes: list, controller_id: int) -> DescribeClusterResponse:
+    """The answer listing `nodes`; `controller_id` is -1 unless it is among them."""
+    return DescribeClusterResponse(
+        error_code=ErrorCode.NONE, error_message=None, endpoint_type=endpoint_type, cluster_id=cluster_id,
+        controller_id=controller_id if any(n.broker_id == controller_id for n in nodes) else -1, brokers=nodes,
+        cluster_authorized_operations=(authorized_operations.CLUSTER if request.include_cluster_authorized_operations
+                                       else authorized_operations.OMITTED))
 
 
 def endpoint_type_refusal(endpoint_type: int, version: int, expected: int = BROKER) -> tuple[ErrorCode, str] | None:

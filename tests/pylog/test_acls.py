@@ -11,8 +11,7 @@ from kafka.admin import ResourcePattern, ResourcePatternFilter, ResourceType
 from kafka.errors import SecurityDisabledError
 
 from protocol.messages import CreateAclsRequest, DeleteAclsRequest, DescribeAclsRequest
-from tests.compat.answers import plain
-from tests.pylog.wire import RawClient
+from tests.pylog.wire import RawClient, answer_of
 
 LITERAL, TOPIC, READ, ALLOW, ANY = 3, 2, 3, 3, 1
 
@@ -37,11 +36,7 @@ def deletion(**fields) -> DeleteAclsRequest.DeleteAclsFilter:
 
 
 def ask(broker, api_key: int, version: int, body) -> dict:
-    client = RawClient(broker.bootstrap_servers)
-    try:
-        return plain(client.request(api_key, version, body))
-    finally:
-        client.close()
+    return answer_of(broker.bootstrap_servers, api_key, version, body)
 
 
 @pytest.mark.parametrize("version", [0, 1, 2, 3])

@@ -11,19 +11,14 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from protocol import messages as M
-from tests.compat.answers import plain
-from tests.pylog.wire import RawClient
+from tests.pylog.wire import answer_of
 
 NOT_ALLOWED = 64
 ILLEGAL_SASL_STATE = 34
 
 
 def ask(broker, api_key: int, version: int, body) -> dict:
-    client = RawClient(broker.bootstrap_servers)
-    try:
-        return plain(client.request(api_key, version, body))
-    finally:
-        client.close()
+    return answer_of(broker.bootstrap_servers, api_key, version, body)
 
 
 @pytest.mark.parametrize("version", [0, 1])

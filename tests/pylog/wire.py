@@ -7,6 +7,7 @@ import struct
 
 from protocol import headers
 from protocol.messages import MetadataRequest, RequestHeader
+from tests.compat.answers import plain
 
 
 class RawClient:
@@ -52,3 +53,13 @@ class RawClient:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def answer_of(bootstrap: str, api_key: int, version: int, body) -> dict:
+    """One request on a connection of its own, and its answer as nested dicts
+    (tests/compat/answers.py `plain`: throttle_time_ms left out)."""
+    client = RawClient(bootstrap)
+    try:
+        return plain(client.request(api_key, version, body))
+    finally:
+        client.close()
