@@ -26,8 +26,9 @@ partitions of topics that allow it).
 
 `controller_apis(controller)`: the dispatcher entries of a controller-only node's listener:
 ApiVersions, every request above, Fetch of `__cluster_metadata` (how brokers follow the
-log: pylog/controller/metadata_fetch.py, a long poll on the log's appends), and
-DescribeCluster of the controllers (pylog/handlers/describe_cluster.py).
+log: pylog/controller/metadata_fetch.py, a long poll on the log's appends),
+DescribeCluster of the controllers (pylog/handlers/describe_cluster.py), and the ACL, SASL
+and delegation token requests a broker answers the same way (`ANSWERED_AS_BY_A_BROKER`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,15 @@ from protocol.schema import Message
 from pylog.controller import cluster_control, configuration_control, leadership, reassignment
 from pylog.controller.bootstrap import SUPPORTED_FEATURES
 from pylog.controller.results import ControllerResult
-from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher
-from pylog.handlers import api_versions
+from pylog.dispatch import API_VERSIONS_KEY, Api, Dispatcher, OnFirstRequest
+from pylog.handlers import SERVED, api_versions
 
 FETCH_KEY = 1
 DESCRIBE_CLUSTER_KEY = 60
+# A controller answers these as a broker does (Kafka's ControllerApis and AclApis): ACLs with
+# no authorizer, SASL and delegation tokens on a PLAINTEXT listener. Not DescribeDelegationToken,
+# which Kafka's controller advertises and fails with UNKNOWN_SERVER_ERROR.
+ANSWERED_AS_BY_A_BROKER = frozenset({17, 29, 30, 31, 36, 38, 39, 40})
 
 
 def apply(controller, request: Message, version: int, now_ms: int) -> ControllerResult:
@@ -137,6 +142,9 @@ def controller_apis(controller, dispatcher: Dispatcher, listener_name: str) -> l
     apis.append(Api(FETCH_KEY, 4, 12, fetch))
     from pylog.handlers.describe_cluster import make_controller_handler
     apis.append(Api(DESCRIBE_CLUSTER_KEY, 0, 2, make_controller_handler(controller, listener_name)))
+    # the broker's own answers, which need no broker: ACLs, SASL and delegation tokens
+    apis += [Api(key, low, high, OnFirstRequest(f"pylog.handlers.{module}", factory, None))
+             for key, low, high, module, factory in SERVED if key in ANSWERED_AS_BY_A_BROKER]
     features = lambda: api_versions.image_features(SUPPORTED_FEATURES, controller.image)  # noqa: E731
     apis.append(Api(API_VERSIONS_KEY, *api_versions.SERVED_VERSIONS, api_versions.make_handler(dispatcher, features)))
     return apis

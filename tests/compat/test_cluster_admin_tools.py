@@ -11,13 +11,15 @@
   straight to the controller (`--bootstrap-controller`, which finds it by DescribeCluster on
   the controller's listener, KIP-919): the controller leads as the one voter, the brokers
   follow as observers, in the order of Kafka's map of them. The controller listener's
-  DescribeCluster answers as the reference Kafka's CONTROLLER listener does.
+  DescribeCluster answers as the reference Kafka's CONTROLLER listener does, and so do its
+  ACL, SASL and delegation token requests.
 """
 
 from __future__ import annotations
 
 import json
 
+from protocol import messages as M
 from protocol.messages import DescribeClusterRequest
 from pylog.cluster import CONTROLLER_NODE_ID, Cluster
 from tests.compat.answers import plain
@@ -111,9 +113,36 @@ def controller_describe_cluster(address: str) -> dict:
     return answers
 
 
+def controller_security_answers(address: str) -> list:
+    """ACLs (no authorizer), SASL and delegation tokens (a PLAINTEXT listener) on a
+    controller listener, at versions Kafka 4.1 serves there."""
+    acl_filter = dict(resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
+                      host_filter=None, operation=1, permission_type=1)
+    requests = [
+        (29, 3, M.DescribeAclsRequest(**acl_filter)),
+        (30, 1, M.CreateAclsRequest(creations=[M.CreateAclsRequest.AclCreation(
+            resource_type=2, resource_name="t", resource_pattern_type=3, principal="User:bob", host="*",
+            operation=3, permission_type=3)])),
+        (31, 2, M.DeleteAclsRequest(filters=[M.DeleteAclsRequest.DeleteAclsFilter(**acl_filter)])),
+        (17, 1, M.SaslHandshakeRequest(mechanism="PLAIN")),
+        (36, 2, M.SaslAuthenticateRequest(auth_bytes=b"x")),
+        (38, 3, M.CreateDelegationTokenRequest(owner_principal_type=None, owner_principal_name=None, renewers=[],
+                                               max_lifetime_ms=-1)),
+        (39, 2, M.RenewDelegationTokenRequest(hmac=b"x", renew_period_ms=-1)),
+        (40, 2, M.ExpireDelegationTokenRequest(hmac=b"x", expiry_time_period_ms=-1)),
+    ]
+    with WireClient(address) as client:
+        return [(key, version, plain(client.request(key, version, request))) for key, version, request in requests]
+
+
 def test_describe_cluster_on_a_controller_listener(tmp_path, kafka_reference, compat_table):
-    kafka = controller_describe_cluster(f"127.0.0.1:{kafka_reference.controller_port}")
+    kafka_address = f"127.0.0.1:{kafka_reference.controller_port}"
+    kafka = controller_describe_cluster(kafka_address)
+    kafka_security = controller_security_answers(kafka_address)
     with Cluster(brokers=1, data_dir=tmp_path / "cluster") as cluster:
         pylog = controller_describe_cluster(f"127.0.0.1:{cluster.controller.port}")
+        pylog_security = controller_security_answers(f"127.0.0.1:{cluster.controller.port}")
     compat_table.assert_same("DescribeCluster on a controller listener", {"pylog": pylog, "kafka": kafka})
     assert kafka["v2 endpoint type 2"]["error_code"] == 0 and kafka["v2 endpoint type 1"]["error_code"] == 114
+    compat_table.assert_same("ACLs, SASL and delegation tokens on a controller listener",
+                             {"pylog": pylog_security, "kafka": kafka_security})

@@ -8,7 +8,8 @@ which is how `kafka-metadata-quorum.sh` and `kafka-cluster.sh unregister` reach 
 - UnregisterBroker: an unknown broker id is BROKER_ID_NOT_REGISTERED with Kafka's message; a
   stopped broker's registration goes, and the next Metadata lists only the other broker.
 - DescribeCluster on the controller's own listener (KIP-919) lists the controller, and
-  refuses a request for brokers with MISMATCHED_ENDPOINT_TYPE and Kafka's message.
+  refuses a request for brokers with MISMATCHED_ENDPOINT_TYPE and Kafka's message; that
+  listener answers DescribeAcls as a broker does.
 - With the controller gone, a request the broker forwards fails whole with REQUEST_TIMED_OUT.
 """
 
@@ -21,6 +22,7 @@ import pytest
 from protocol.error_codes import ErrorCode
 from protocol.messages import (
     AlterUserScramCredentialsRequest,
+    DescribeAclsRequest,
     DescribeClusterRequest,
     DescribeQuorumRequest,
     MetadataRequest,
@@ -72,6 +74,11 @@ def test_a_broker_forwards_the_quorum_requests_to_the_controller(tmp_path):
                         controllers.controller_id) == (0, 2, cluster.cluster_id, CONTROLLER_NODE_ID)
                 assert [(n.broker_id, n.host, n.port) for n in controllers.brokers] == [
                     (CONTROLLER_NODE_ID, "127.0.0.1", cluster.controller.port)]
+                acls = at_controller.request(29, 3, DescribeAclsRequest(
+                    resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
+                    host_filter=None, operation=1, permission_type=1))
+                assert (acls.error_code, acls.error_message) == (ErrorCode.SECURITY_DISABLED,
+                                                                 "No Authorizer is configured on the broker")
                 brokers = at_controller.request(60, 2, DescribeClusterRequest(endpoint_type=1))
                 assert (brokers.error_code, brokers.error_message) == (
                     ErrorCode.MISMATCHED_ENDPOINT_TYPE,
