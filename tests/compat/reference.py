@@ -111,6 +111,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free ports: the system may hand back a port just closed, and Kafka
+    refuses two listeners on one port."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
 def random_cluster_id() -> str:
     """What `kafka-storage.sh random-uuid` prints: a UUID in URL-safe Base64, unpadded, and,
     like Kafka's Uuid.randomUuid, never starting with "-" (a command line would take it for
@@ -182,7 +193,7 @@ class KafkaBroker:
     def write_properties(self) -> None:
         """Pick the two ports (first start only) and write server.properties."""
         if self.port is None:
-            self.port, self.controller_port = free_port(), free_port()
+            self.port, self.controller_port = free_ports(2)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.properties_path.write_text(
             "".join(f"{key}={value}\n" for key, value in self.server_properties().items()), encoding="utf-8")
@@ -320,11 +331,7 @@ class KafkaCluster:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.cluster_id = random_cluster_id()
-        ports: list[int] = []
-        while len(ports) < 2 * nodes:
-            port = free_port()
-            if port not in ports:
-                ports.append(port)
+        ports = free_ports(2 * nodes)
         voters = ",".join(f"{i + 1}@127.0.0.1:{ports[2 * i + 1]}" for i in range(nodes))
         self.nodes: dict[int, KafkaClusterNode] = {}
         for i in range(nodes):
