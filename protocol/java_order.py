@@ -67,6 +67,14 @@ def bucket_order(keys: Iterable[Any], spread_hashes, capacity: int) -> list:
     return sorted(keys, key=lambda key: spread_hashes[key] & mask)
 
 
+def grown_hash_map_order(keys: Iterable[Any], hash_code, most_held: int) -> list:
+    """`keys`, in the order they were put, as a HashMap grown from 16 buckets iterates them
+    once it has held at most `most_held` keys at a time (its table never shrinks);
+    `hash_code(key)` is the key's Java hashCode."""
+    mask = hash_map_capacity(most_held) - 1
+    return sorted(keys, key=lambda key: spread(hash_code(key)) & mask)
+
+
 def spread(h: int) -> int:
     """Java's HashMap.hash: the key's hash with its high half folded into the low (as a
     non-negative 32-bit pattern)."""

@@ -93,7 +93,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from protocol.errors import ProtocolError
-from protocol.java_order import bucket_order, hash_map_capacity, java_long_hashcode, spread
+from protocol.java_order import grown_hash_map_order, java_long_hashcode
 from protocol.records import (
     INT32_MAX,
     NO_PRODUCER_EPOCH,
@@ -344,9 +344,8 @@ class ProducerStateManager:
         """(producer id, entry) as Kafka's HashMap of the producers iterates them (see the
         module docstring): the order of its snapshots and of DescribeProducers."""
         producers = self._producers
-        hashes = {producer_id: spread(java_long_hashcode(producer_id)) for producer_id in producers}
         return [(producer_id, producers[producer_id])
-                for producer_id in bucket_order(producers, hashes, hash_map_capacity(self._most_producers))]
+                for producer_id in grown_hash_map_order(producers, java_long_hashcode, self._most_producers)]
 
     def last_entry(self, producer_id: int) -> ProducerStateEntry | None:
         return self._producers.get(producer_id)

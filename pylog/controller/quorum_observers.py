@@ -21,7 +21,7 @@ Owned by the controller; used on its event loop only.
 
 from __future__ import annotations
 
-from protocol.java_order import bucket_order, hash_map_capacity, int32, spread
+from protocol.java_order import grown_hash_map_order, int32
 
 OBSERVER_SESSION_TIMEOUT_MS = 300_000
 
@@ -69,6 +69,11 @@ class QuorumObservers:
         the order of Kafka's map."""
         for replica_id in [i for i, s in self._states.items() if now_ms - s.last_fetch_ms >= OBSERVER_SESSION_TIMEOUT_MS]:
             del self._states[replica_id]
-        hashes = {replica_id: spread(int32(961 + 31 * replica_id)) for replica_id in self._states}
         return [(replica_id, self._states[replica_id])
-                for replica_id in bucket_order(self._states, hashes, hash_map_capacity(self._most))]
+                for replica_id in grown_hash_map_order(self._states, replica_key_hash, self._most)]
+
+
+def replica_key_hash(replica_id: int) -> int:
+    """Kafka's `ReplicaKey.hashCode` of a replica with no directory id:
+    `Objects.hash(id, Optional.empty())`."""
+    return int32(961 + 31 * replica_id)
