@@ -13,11 +13,16 @@ they make tens of thousands of objects (modules, classes, functions, the logs' s
 live as long as the process, and no garbage cycles, so the collections their allocations
 would trigger are work for nothing. Once the broker is ready, what exists is frozen
 (`gc.freeze`: later collections do not scan it again) and the collector is turned back on.
+
+`serve` and `cluster` read their few options with `parse_options` from the OPTIONS table
+rather than with argparse: argparse, with the translation machinery it loads and the
+terminal-size lookup its help formatter makes as each option is added (shutil, locale,
+gettext), costs about 5 ms of every broker's start (bench/start_bench.py). `dump-log` and
+`groups` are tools, not starts, and keep argparse.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
 import logging
 import sys
@@ -25,38 +30,107 @@ import time
 
 GIL_SWITCH_INTERVAL_S = 0.0005   # Python's default is 0.005
 
+USAGE = """usage: pylog {serve,cluster,dump-log,groups} ...
+
+A Kafka-compatible log broker.
+
+  serve      run a broker
+  cluster    run a controller and N brokers, each its own process
+  dump-log   print .log/.index/.timeindex files like kafka-dump-log.sh
+  groups     list consumer groups; describe one with its lag in records and seconds
+"""
+
+# Each command's options: flag -> (attribute, value type, default, help). An attribute
+# whose default is a list collects every occurrence of its flag.
+OPTIONS = {
+    "serve": {
+        "--host": ("host", str, None, "address to bind (default 127.0.0.1)"),
+        "--port": ("port", int, None, "port (default 9092; 0 = any free port)"),
+        "--data-dir": ("data_dir", str, None, "log directory (default ./pylog-data)"),
+        "--config": ("config", str, None, "a Kafka server.properties file"),
+        "--override": ("override", str, [], "KEY=VALUE: set a broker config (repeatable)"),
+    },
+    "cluster": {
+        "--brokers": ("brokers", int, 3, "number of brokers (default 3)"),
+        "--data-dir": ("data_dir", str, None, "directory of the nodes' data (default: temporary)"),
+    },
+}
+
+
+class UsageError(Exception):
+    """A command line that names an unknown option or gives a bad value."""
+
+
+class Options:
+    """The parsed options of one command, as attributes."""
+
+    def __init__(self, values: dict) -> None:
+        self.__dict__.update(values)
+
+
+def parse_options(command: str, argv: list[str]) -> Options | None:
+    """`argv` (what follows the command's name) parsed against OPTIONS[command]: `--flag
+    VALUE` or `--flag=VALUE`. None after printing the command's help (`-h`, `--help`)."""
+    options = OPTIONS[command]
+    values = {attribute: (list(default) if isinstance(default, list) else default)
+              for attribute, _, default, _ in options.values()}
+    args = iter(argv)
+    for arg in args:
+        if arg in ("-h", "--help"):
+            print(f"usage: pylog {command} [options]\n")
+            for flag, (attribute, _, _, text) in options.items():
+                print(f"  {flag + ' ' + attribute.upper():<24} {text}")
+            return None
+        flag, equals, value = arg.partition("=")
+        if flag not in options:
+            raise UsageError(f"unrecognized argument: {arg}")
+        if not equals:
+            value = next(args, None)
+            if value is None:
+                raise UsageError(f"argument {flag}: expected one argument")
+        attribute, kind, default, _ = options[flag]
+        try:
+            value = kind(value)
+        except ValueError:
+            raise UsageError(f"argument {flag}: invalid {kind.__name__} value: {value!r}") from None
+        if isinstance(default, list):
+            values[attribute].append(value)
+        else:
+            values[attribute] = value
+    return Options(values)
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["serve"]:
+    command = argv[0] if argv else None
+    if command == "serve":
         gc.disable()   # until the broker is ready (see the module docstring)
-    if argv and argv[0] == "dump-log":
+    if command == "dump-log":
         from pylog.tools import dump_log
         return dump_log.main(argv[1:])
-    if argv and argv[0] == "groups":
+    if command == "groups":
         from pylog.tools import groups_cli
         return groups_cli.main(argv[1:])
-    parser = argparse.ArgumentParser(prog="pylog", description="A Kafka-compatible log broker.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run a broker")
-    serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=None, help="port (default 9092; 0 = any free port)")
-    serve.add_argument("--data-dir", default=None, help="log directory (default ./pylog-data)")
-    serve.add_argument("--config", default=None, help="a Kafka server.properties file")
-    serve.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                       help="set a broker config (repeatable)")
-    cluster = commands.add_parser("cluster", help="run a controller and N brokers, each its own process")
-    cluster.add_argument("--brokers", type=int, default=3, help="number of brokers (default 3)")
-    cluster.add_argument("--data-dir", default=None, help="directory of the nodes' data (default: temporary)")
-    commands.add_parser("dump-log", help="print .log/.index/.timeindex files like kafka-dump-log.sh")
-    commands.add_parser("groups", help="list consumer groups; describe one with its lag in records and seconds")
-    args = parser.parse_args(argv)
-    if args.command == "serve":
+    if command in ("-h", "--help"):
+        print(USAGE, end="")
+        return 0
+    if command not in OPTIONS:
+        print(USAGE, end="", file=sys.stderr)
+        print(f"pylog: error: {'a command is required' if command is None else f'unknown command {command!r}'}",
+              file=sys.stderr)
+        return 2
+    try:
+        args = parse_options(command, argv[1:])
+    except UsageError as e:
+        print(f"usage: pylog {command} [options] (pylog {command} --help)\npylog {command}: error: {e}",
+              file=sys.stderr)
+        return 2
+    if args is None:
+        return 0
+    if command == "serve":
         return serve_command(args)
-    if args.command == "cluster":
-        from pylog.cluster import cluster_command
-        return cluster_command(args.brokers, args.data_dir)
-    return 2
+    from pylog.cluster import cluster_command
+    return cluster_command(args.brokers, args.data_dir)
 
 
 def raise_open_files_limit() -> None:

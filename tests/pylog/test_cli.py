@@ -212,3 +212,31 @@ def test_serve_starts_with_the_collector_paused_then_freezes_and_turns_it_on(tmp
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_parse_options_reads_both_flag_forms_repeats_and_defaults():
+    from pylog.cli import parse_options
+    args = parse_options("serve", ["--port", "0", "--data-dir=/d", "--override", "a=1", "--override=b=2"])
+    assert (args.host, args.port, args.data_dir, args.config, args.override) == (None, 0, "/d", None, ["a=1", "b=2"])
+    assert parse_options("serve", []).override == []
+    assert parse_options("cluster", []).brokers == 3
+
+
+def test_parse_options_refuses_unknown_flags_bad_values_and_missing_values():
+    import pytest
+
+    from pylog.cli import UsageError, parse_options
+    for argv, message in ((["--bogus"], "unrecognized argument: --bogus"),
+                          (["--port", "x"], "argument --port: invalid int value: 'x'"),
+                          (["--host"], "argument --host: expected one argument")):
+        with pytest.raises(UsageError) as refused:
+            parse_options("serve", argv)
+        assert str(refused.value) == message
+
+
+def test_command_line_errors_exit_2_and_help_exits_0():
+    assert run_pylog().returncode == 2
+    assert run_pylog("serve", "--port", "x").returncode == 2
+    assert "pylog serve: error: argument --port: invalid int value: 'x'" in run_pylog("serve", "--port", "x").stderr
+    helped = run_pylog("serve", "--help")
+    assert helped.returncode == 0 and "--override OVERRIDE" in helped.stdout
