@@ -15,9 +15,9 @@ would trigger are work for nothing. Once the broker is ready, what exists is fro
 (`gc.freeze`: later collections do not scan it again) and the collector is turned back on.
 
 `serve` and `cluster` read their few options with `parse_options` from the OPTIONS table
-rather than with argparse: argparse, with the translation machinery it loads and the
-terminal-size lookup its help formatter makes as each option is added (shutil, locale,
-gettext), costs about 5 ms of every broker's start (bench/start_bench.py). `dump-log` and
+rather than with argparse: argparse, with the gettext it loads and the terminal-size
+lookup its help formatter makes as each option is added (shutil, and with it bz2 and
+lzma), costs about 5 ms of every broker's start (bench/start_bench.py). `dump-log` and
 `groups` are tools, not starts, and keep argparse.
 """
 
