@@ -252,7 +252,9 @@ class LogConfig:
         for name in sorted(properties, key=_DEFINED_AT.__getitem__):
             key = CONFIG_KEYS[name]
             changes[key.attribute] = _canonical(key, properties[name])
-        return (defaults if defaults is not None else cls()).replace(**changes)
+        if defaults is None:   # Kafka's defaults are the fields' own: validated once, not twice
+            return cls(**changes)
+        return defaults.replace(**changes)
 
     def replace(self, **changes: Any) -> LogConfig:
         """This config with some settings changed, by attribute name; validated as new."""
