@@ -27,6 +27,7 @@ import gc
 import logging
 import sys
 import time
+from types import SimpleNamespace
 
 GIL_SWITCH_INTERVAL_S = 0.0005   # Python's default is 0.005
 
@@ -61,16 +62,10 @@ class UsageError(Exception):
     """A command line that names an unknown option or gives a bad value."""
 
 
-class Options:
-    """The parsed options of one command, as attributes."""
-
-    def __init__(self, values: dict) -> None:
-        self.__dict__.update(values)
-
-
-def parse_options(command: str, argv: list[str]) -> Options | None:
+def parse_options(command: str, argv: list[str]) -> SimpleNamespace | None:
     """`argv` (what follows the command's name) parsed against OPTIONS[command]: `--flag
-    VALUE` or `--flag=VALUE`. None after printing the command's help (`-h`, `--help`)."""
+    VALUE` or `--flag=VALUE`, one attribute per option. None after printing the command's
+    help (`-h`, `--help`)."""
     options = OPTIONS[command]
     values = {attribute: (list(default) if isinstance(default, list) else default)
               for attribute, _, default, _ in options.values()}
@@ -97,7 +92,7 @@ def parse_options(command: str, argv: list[str]) -> Options | None:
             values[attribute].append(value)
         else:
             values[attribute] = value
-    return Options(values)
+    return SimpleNamespace(**values)
 
 
 def main(argv: list[str] | None = None) -> int:

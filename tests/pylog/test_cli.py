@@ -10,9 +10,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from protocol import headers
 from protocol.messages import ApiVersionsRequest, RequestHeader
 from protocol.records import build_batch, stamp_base_offset
+from pylog.cli import UsageError, parse_options
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -215,17 +218,13 @@ def test_serve_starts_with_the_collector_paused_then_freezes_and_turns_it_on(tmp
 
 
 def test_parse_options_reads_both_flag_forms_repeats_and_defaults():
-    from pylog.cli import parse_options
     args = parse_options("serve", ["--port", "0", "--data-dir=/d", "--override", "a=1", "--override=b=2"])
     assert (args.host, args.port, args.data_dir, args.config, args.override) == (None, 0, "/d", None, ["a=1", "b=2"])
-    assert parse_options("serve", []).override == []
+    assert parse_options("serve", []).override == []   # the repeats above went to a list of their own
     assert parse_options("cluster", []).brokers == 3
 
 
 def test_parse_options_refuses_unknown_flags_bad_values_and_missing_values():
-    import pytest
-
-    from pylog.cli import UsageError, parse_options
     for argv, message in ((["--bogus"], "unrecognized argument: --bogus"),
                           (["--port", "x"], "argument --port: invalid int value: 'x'"),
                           (["--host"], "argument --host: expected one argument")):
@@ -236,7 +235,17 @@ def test_parse_options_refuses_unknown_flags_bad_values_and_missing_values():
 
 def test_command_line_errors_exit_2_and_help_exits_0():
     assert run_pylog().returncode == 2
-    assert run_pylog("serve", "--port", "x").returncode == 2
-    assert "pylog serve: error: argument --port: invalid int value: 'x'" in run_pylog("serve", "--port", "x").stderr
+    refused = run_pylog("serve", "--port", "x")
+    assert refused.returncode == 2
+    assert "pylog serve: error: argument --port: invalid int value: 'x'" in refused.stderr
     helped = run_pylog("serve", "--help")
     assert helped.returncode == 0 and "--override OVERRIDE" in helped.stdout
+
+
+def test_reading_the_serve_options_imports_no_argparse():
+    # argparse (with gettext, and shutil for its help formatter) is several ms of a start
+    probe = ("import sys, pylog.cli; pylog.cli.parse_options('serve', ['--port', '0']); "
+             "print(sorted({'argparse', 'gettext', 'shutil'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
