@@ -71,8 +71,14 @@ def grown_hash_map_order(keys: Iterable[Any], hash_code, most_held: int) -> list
     """`keys`, in the order they were put, as a HashMap grown from 16 buckets iterates them
     once it has held at most `most_held` keys at a time (its table never shrinks);
     `hash_code(key)` is the key's Java hashCode."""
-    mask = hash_map_capacity(most_held) - 1
-    return sorted(keys, key=lambda key: spread(hash_code(key)) & mask)
+    spread_hashes = {key: spread(hash_code(key)) for key in keys}
+    return bucket_order(spread_hashes, spread_hashes, hash_map_capacity(most_held))
+
+
+def table_size_for(wanted: int) -> int:
+    """Java's HashMap.tableSizeFor: the buckets of a table asked for `wanted`, the power of
+    two at or above it."""
+    return 1 << max(wanted - 1, 0).bit_length()
 
 
 def spread(h: int) -> int:
@@ -107,10 +113,7 @@ def hash_set_order(texts: Iterable[str]) -> list[str]:
     sized for them up front (the power of two at or above size / 0.75 + 1, at least 16),
     each added with `put`."""
     distinct = list(dict.fromkeys(texts))
-    capacity = 16
-    while capacity < int(len(distinct) / 0.75) + 1:
-        capacity *= 2
-    table = JavaHashMap(capacity)
+    table = JavaHashMap(table_size_for(max(int(len(distinct) / 0.75) + 1, 16)))
     for text in distinct:
         table[text] = True
     return list(table)
@@ -245,13 +248,7 @@ def copied_hash_map(items: Iterable[tuple[str, Any]]) -> JavaHashMap:
     keys get 8 buckets), and each is put in the source's order. A copy of an empty map gets
     the default 16 buckets at its first put."""
     items = list(items)
-    capacity = 16
-    if items:
-        wanted = int(len(items) / 0.75 + 1)
-        capacity = 1
-        while capacity < wanted:
-            capacity *= 2
-    table = JavaHashMap(capacity)
+    table = JavaHashMap(table_size_for(int(len(items) / 0.75 + 1)) if items else 16)
     for key, value in items:
         table[key] = value
     return table

@@ -48,10 +48,10 @@ import logging
 import uuid
 
 from protocol.error_codes import ErrorCode
-from protocol.java_order import hash_map_order
 from protocol.messages import BrokerHeartbeatRequest, BrokerRegistrationRequest
 
 from pylog.clock import now_ms
+from pylog.handlers.api_versions import supported_in_kafkas_order
 from pylog.network_client import NodeUnavailable
 
 log = logging.getLogger("pylog.broker_lifecycle")
@@ -76,10 +76,8 @@ def registration_features() -> list[BrokerRegistrationRequest.Feature]:
     """SUPPORTED_FEATURES as a Kafka broker's registration lists them: in the order of its
     HashMap of them (BrokerFeatures.createDefaultFeatureMap), which the controller keeps in
     the RegisterBrokerRecord it writes."""
-    ranges = {name: (low, high) for name, low, high in SUPPORTED_FEATURES}
-    return [BrokerRegistrationRequest.Feature(name=name, min_supported_version=ranges[name][0],
-                                              max_supported_version=ranges[name][1])
-            for name in hash_map_order(ranges)]
+    return [BrokerRegistrationRequest.Feature(name=name, min_supported_version=low, max_supported_version=high)
+            for name, low, high in supported_in_kafkas_order(SUPPORTED_FEATURES)]
 
 
 class RegistrationFailed(RuntimeError):
