@@ -40,17 +40,6 @@ class FileRange(NamedTuple):
     def read(self) -> bytes:
         return pread_exact(self.fd, self.position, self.size_bytes)
 
-    def read_into(self, buffer: memoryview) -> int:
-        """Read the range into `buffer` (its length is the range's size); the bytes read,
-        fewer only if the file is shorter."""
-        got = 0
-        while got < len(buffer):
-            n = os.preadv(self.fd, [buffer[got:]], self.position + got)
-            if n == 0:
-                break
-            got += n
-        return got
-
 
 class SplicedFrame(bytearray):
     """A frame being encoded, with the `FileRange`s its records fields hold left out."""

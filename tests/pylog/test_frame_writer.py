@@ -151,8 +151,8 @@ def test_a_range_never_overtakes_bytes_the_transport_holds(segment, sendfile_byt
 
 
 class Counted:
-    """The real transport, with the size of each write call noted, and the most bytes it
-    held right after one."""
+    """The real transport, with the size of each write call noted (a writelines call is one,
+    of its buffers' total size: one writev), and the most bytes it held right after one."""
 
     def __init__(self, transport, writes: list[int], held: list[int]):
         self.transport = transport
@@ -162,6 +162,11 @@ class Counted:
     def write(self, data):
         self.writes.append(len(data))
         self.transport.write(data)
+        self.held[0] = max(self.held[0], self.transport.get_write_buffer_size())
+
+    def writelines(self, buffers):
+        self.writes.append(sum(len(buffer) for buffer in buffers))
+        self.transport.writelines(buffers)
         self.held[0] = max(self.held[0], self.transport.get_write_buffer_size())
 
     def __getattr__(self, name):
