@@ -18,22 +18,23 @@ a Fetch answer of 1 MiB goes mostly through the read; with the operating system'
 (-1) it grows until a client that keeps up takes whole answers.
 
 A rest of up to `REST_CHUNK_BYTES` (the usual one-partition answer) is read in, each range
-with one `pread` into a `bytes` of its own (a `bytearray` to read into would be zero-filled
-first: a memset of the whole chunk, about a fifth of the read's own time), and handed to
-the transport in one `writelines` call. A longer rest (an answer of many partitions: up to the
-broker's `fetch.max.bytes`, 55 MiB) is not read whole: `write_frame` returns a
-`RestOfFrame`, and `send_rest` hands the transport its next chunk each time the transport's
-buffer is down to its low-water mark, half a chunk (pylog/server.py sets it): the socket
-never runs dry, and a connection holds about a chunk and a half of an answer, however large
-the answer and however many consumers ask at once. The connection answers nothing else
-until the rest is out, so responses keep their order.
+with one `pread` into a `bytes` of its own, and handed to the transport in one `writelines`
+call. (A `bytearray` to read into would be zero-filled first: for a 1 MiB chunk, a memset of
+about 18 µs beside the 43 µs of the read itself.) A longer rest (an answer of many
+partitions: up to the broker's `fetch.max.bytes`, 55 MiB) is not read whole: `write_frame`
+returns a `RestOfFrame`, and `send_rest` hands the transport its next chunk each time the
+transport's buffer is down to its low-water mark, half a chunk (pylog/server.py sets it):
+the socket never runs dry, and a connection holds about a chunk and a half of an answer,
+however large the answer and however many consumers ask at once. The connection answers
+nothing else until the rest is out, so responses keep their order.
 
 Why chunks, with the frame's last bytes in the same call as the records before them: the
 transport writes the data of each `write` call with a system call of its own, and the
-buffers of one `writelines` call with one `writev`. Queued apart, the few bytes that end a Fetch answer (its tagged fields) could find the
-socket full again right after the records and wait for it to drain once more before the
-client had its answer whole (seen on loopback: 3 bytes that waited 0.6 ms). A chunk goes in
-while the transport still holds half a chunk, so a chunk's end never makes the client wait.
+buffers of one `writelines` call with one `writev`. Queued apart, the few bytes that end a
+Fetch answer (its tagged fields) could find the socket full again right after the records
+and wait for it to drain once more before the client had its answer whole (seen on
+loopback: 3 bytes that waited 0.6 ms). A chunk goes in while the transport still holds half
+a chunk, so a chunk's end never makes the client wait.
 
 Why the rest is read rather than sent with sendfile too, part by part as the socket drains:
 measured on loopback against a confluent-kafka consumer (two A/B runs of each), sendfile
