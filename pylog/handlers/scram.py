@@ -34,7 +34,7 @@ def describe_user_scram_credentials(image: MetadataImage, request) -> DescribeUs
     if request.users:
         for user in request.users:
             named_twice[user.name] = user.name in named_twice
-    else:
+    else:   # put mechanism by mechanism (SHA-256 first), as Kafka's ScramImage.describe puts them
         for name, _ in sorted(image.scram, key=lambda key: key[1]):
             named_twice[name] = False
     Result = DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult

@@ -49,4 +49,3 @@ def test_credentials_are_kept_across_a_restart_and_described(serve_factory):
         "alice"].result(30)
     with pytest.raises(KafkaException, match="does not exist: alice"):
         described(admin, "alice")
-
